@@ -1,0 +1,54 @@
+package permission
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/tether-dev/tether/protocol"
+)
+
+func TestDecide(t *testing.T) {
+	read := Action{Tool: "read_file"}
+	readOut := Action{Tool: "read_file", Outside: true}
+	edit := Action{Tool: "edit_file", Changes: true}
+	editOut := Action{Tool: "edit_file", Changes: true, Outside: true}
+	editSens := Action{Tool: "edit_file", Changes: true, Sensitive: true}
+	tests := []struct {
+		mode string
+		a    Action
+		want Decision
+	}{
+		{protocol.ModeDefault, read, Allow},
+		{protocol.ModeDefault, readOut, Ask},
+		{protocol.ModeDefault, edit, Ask},
+		{protocol.ModeAcceptEdits, edit, Allow},
+		{protocol.ModeAcceptEdits, editOut, Ask},
+		{protocol.ModeAcceptEdits, editSens, Ask},
+		{protocol.ModePlan, read, Allow},
+		{protocol.ModePlan, edit, Deny},
+		{protocol.ModePlan, readOut, Ask},
+		{protocol.ModeBypass, editOut, Allow},
+		{protocol.ModeBypass, editSens, Allow},
+	}
+	for _, tt := range tests {
+		if got, _ := Decide(tt.mode, tt.a); got != tt.want {
+			t.Errorf("Decide(%s, %+v) = %v, want %v", tt.mode, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestSensitive(t *testing.T) {
+	root := "/w/proj"
+	for path, want := range map[string]bool{
+		"/w/proj/main.go":                  false,
+		"/w/proj/.git/config":              true,
+		"/w/proj/.vscode/settings.json":    true,
+		"/w/proj/.claude/settings.json":    true,
+		"/w/proj/docs/.vscode-notes.md":    false,
+		"/w/proj/.github/workflows/ci.yml": false,
+	} {
+		if got := Sensitive(filepath.FromSlash(path), []string{root}); got != want {
+			t.Errorf("Sensitive(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

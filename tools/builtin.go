@@ -1,0 +1,9 @@
+package tools
+
+// Builtin returns the registry of every tool Tether offers, in the order
+// they are listed to clients.
+func Builtin() *Registry {
+	return NewRegistry(
+		ReadFile,
+	)
+}

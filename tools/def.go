@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tether-dev/tether/protocol"
+)
+
+// Def declares a tool whose arguments decode into A. The JSON Schema the
+// model sees is inferred from A's fields (json names, `jsonschema`
+// descriptions, omitempty for optional), so the schema and the code that
+// reads the arguments cannot drift apart.
+type Def[A any] struct {
+	Name            string
+	Description     string // written for the model: when to use it, what it returns, its limits
+	UserDescription string // a short phrase for people
+	Risk            protocol.Risk
+	Permission      string // in words, as DESIGN.md's table says it
+	ReadOnly        bool
+	// Tune adjusts the inferred schema: minimums, enums, defaults.
+	Tune func(s *jsonschema.Schema)
+	Run  func(ctx context.Context, c *Call, args A) Result
+}
+
+type defTool[A any] struct {
+	info     protocol.ToolInfo
+	resolved *jsonschema.Resolved
+	props    []string
+	run      func(ctx context.Context, c *Call, args A) Result
+}
+
+// New turns a declaration into a Tool. It panics on a schema that cannot be
+// inferred: that is a programming error caught by any test.
+func New[A any](d Def[A]) Tool {
+	s, err := jsonschema.For[A](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+	}
+	if d.Tune != nil {
+		d.Tune(s)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+	}
+	props := make([]string, 0, len(s.Properties))
+	for p := range s.Properties {
+		props = append(props, p)
+	}
+	sort.Strings(props)
+	return &defTool[A]{
+		info: protocol.ToolInfo{
+			Name:            d.Name,
+			Description:     d.Description,
+			UserDescription: d.UserDescription,
+			InputSchema:     raw,
+			Risk:            d.Risk,
+			Permission:      d.Permission,
+			ReadOnly:        d.ReadOnly,
+		},
+		resolved: resolved,
+		props:    props,
+		run:      d.Run,
+	}
+}
+
+func (t *defTool[A]) Info() protocol.ToolInfo { return t.info }
+
+func (t *defTool[A]) Run(ctx context.Context, c *Call) Result {
+	args, err := t.decode(c.Args)
+	if err != nil {
+		return Errorf("invalid arguments for %s: %v. It takes: %s.", t.info.Name, err, t.describeArgs())
+	}
+	return t.run(ctx, c, args)
+}
+
+// decode validates raw against the schema, then unmarshals it, so a wrong
+// type or a misspelt argument is named in the error instead of silently
+// becoming a zero value.
+func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
+	var args A
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	var instance any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&instance); err != nil {
+		return args, fmt.Errorf("arguments are not valid JSON (%v)", err)
+	}
+	obj, ok := instance.(map[string]any)
+	if !ok {
+		return args, errors.New("arguments must be a JSON object")
+	}
+	for k := range obj {
+		if _, known := t.resolved.Schema().Properties[k]; !known {
+			return args, fmt.Errorf("unknown argument %q", k)
+		}
+	}
+	// The validator wants plain float64 numbers, not json.Number.
+	var plain any
+	if err := json.Unmarshal(raw, &plain); err != nil {
+		return args, err
+	}
+	if err := t.resolved.Validate(plain); err != nil {
+		return args, errors.New(cleanValidation(err.Error()))
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return args, err
+	}
+	return args, nil
+}
+
+// describeArgs lists the arguments with their types, required ones marked.
+func (t *defTool[A]) describeArgs() string {
+	s := t.resolved.Schema()
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	parts := make([]string, 0, len(t.props))
+	for _, p := range t.props {
+		typ := s.Properties[p].Type
+		if typ == "" && len(s.Properties[p].Types) > 0 {
+			typ = strings.Join(s.Properties[p].Types, "|")
+		}
+		opt := "?"
+		if required[p] {
+			opt = ""
+		}
+		parts = append(parts, fmt.Sprintf("%s%s (%s)", p, opt, typ))
+	}
+	if len(parts) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cleanValidation trims the validator's schema-path noise from a message.
+func cleanValidation(msg string) string {
+	msg = strings.TrimPrefix(msg, "validating root: ")
+	msg = strings.ReplaceAll(msg, "validating /properties/", "argument ")
+	return msg
+}

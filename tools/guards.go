@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tether-dev/tether/linerange"
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/workspace"
+)
+
+// MaxReadBytes is the largest file read_file shows without a line range.
+const MaxReadBytes = 2 << 20
+
+// locate resolves a path argument for reading.
+func (c *Call) locate(arg string) (workspace.Location, error) {
+	return c.Env.Workspace.Locate(arg)
+}
+
+// LocateWrite resolves a path argument for a change and refuses anything
+// whose real path (symlinks resolved, "..", and for a new file its real
+// parent) lies outside the workspace folders.
+func (c *Call) LocateWrite(arg string) (workspace.Location, error) {
+	loc, err := c.Env.Workspace.Locate(arg)
+	if err != nil {
+		return loc, err
+	}
+	if !loc.Inside {
+		where := loc.Abs
+		if loc.Real != loc.Abs {
+			where = fmt.Sprintf("%s (really %s)", loc.Abs, loc.Real)
+		}
+		return loc, fmt.Errorf("%s is outside the workspace folders; Tether only changes files inside them. Pick a path inside %s", where, c.Env.Workspace.Primary())
+	}
+	return loc, nil
+}
+
+// permitRead lets reads inside the workspace through and asks the user
+// before reading anywhere else.
+func (c *Call) permitRead(ctx context.Context, loc workspace.Location) error {
+	d, reason := permission.Decide(c.Env.Mode, permission.Action{Tool: c.Name, Outside: !loc.Inside})
+	switch d {
+	case permission.Allow:
+		return nil
+	case permission.Deny:
+		return errors.New(reason)
+	}
+	if c.Prepare {
+		return nil
+	}
+	dir := loc.Real
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	if c.Env.Host == nil {
+		return fmt.Errorf("%s is outside the workspace, so reading it needs the user's approval, and nobody can be asked here", loc.Abs)
+	}
+	ans, err := c.Env.Host.Approve(ctx, protocol.ApprovalRequestParams{
+		RequestID:   c.RequestID,
+		Tool:        c.Name,
+		Title:       fmt.Sprintf("Read %s (outside the workspace)", loc.Abs),
+		Kind:        protocol.ApprovalOutside,
+		Path:        loc.Abs,
+		AlwaysScope: "reading in " + dir,
+	})
+	if err != nil {
+		return fmt.Errorf("%s is outside the workspace and the user could not be asked (%v)", loc.Abs, err)
+	}
+	switch ans.Answer {
+	case protocol.AnswerYes, protocol.AnswerAlways:
+		return nil
+	case protocol.AnswerNo:
+		return fmt.Errorf("the user declined reading %s; it did not happen. Stop and ask the user how to proceed", loc.Abs)
+	}
+	return fmt.Errorf("the user skipped reading %s; it did not happen. Carry on without it", loc.Abs)
+}
+
+// statFile stats a path that must be a regular file, with messages that say
+// what to do instead.
+func statFile(loc workspace.Location, display string) (fs.FileInfo, error) {
+	fi, err := os.Stat(loc.Real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist. Check the path with glob or list_dir", display)
+	case err != nil:
+		return nil, fmt.Errorf("cannot open %s: %v", display, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory, not a file. Use list_dir to see what is in it", display)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s)", display, fi.Mode().Type())
+	}
+	return fi, nil
+}
+
+// RequireRead enforces the read guardrails before a change to an existing
+// file: the session must have read it, it must not have changed since, and
+// when full is set (overwrite, delete) every line must have been read.
+func (c *Call) RequireRead(loc workspace.Location, fi fs.FileInfo, full bool, verb string) error {
+	name := c.Env.Workspace.Rel(loc.Abs)
+	rec := c.Session.Lookup(loc.Real)
+	if rec == nil {
+		return fmt.Errorf("read %s with read_file before you %s it: Tether only changes files you have seen", name, verb)
+	}
+	if rec.Stale(fi) {
+		return fmt.Errorf("%s changed on disk since you last read it (its modification time or size differs): someone else or another tool wrote it. Read it again with read_file, then redo the change", name)
+	}
+	if full && !rec.Full() {
+		return fmt.Errorf("to %s %s you must have read every line of it; you have seen lines %s of %d, not %s. Read the rest with read_file (offset/limit)%s",
+			verb, name, orNone(linerange.Format(rec.Lines.Ranges())), rec.TotalLines, linerange.Format(rec.Lines.Missing(rec.TotalLines)), fullReadHint(verb))
+	}
+	return nil
+}
+
+func fullReadHint(verb string) string {
+	if verb == "overwrite" {
+		return ", or change it with edit_file, or add to its end with write_file append=true"
+	}
+	return ""
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

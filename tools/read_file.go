@@ -1,0 +1,188 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/textfile"
+)
+
+type readFileArgs struct {
+	Path   string `json:"path" jsonschema:"File to read: relative to the workspace folder, or absolute."`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line to show, 1-based. Default 1."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many lines to show. Default: as many as fit in the output budget."`
+}
+
+// ReadFile is the read_file tool.
+var ReadFile = New(Def[readFileArgs]{
+	Name: "read_file",
+	Description: `Read a text file. Each line is shown as its 1-based number, a tab, then the line, so the numbers match grep's. ` +
+		`Use it before edit_file, multi_edit, delete_file or overwriting with write_file: those need the file read first, and a full overwrite or a delete needs every line read. ` +
+		`Large files: at most as many lines as fit in the output budget are shown, with a note giving the offset to continue from; files over 2 MB need offset/limit (or grep to find the part you need). ` +
+		`Very long lines are cut with a marker. Binary files are refused. The line-number gutter is not part of the file: never include it in old_string.`,
+	UserDescription: "Read a file with line numbers",
+	Risk:            protocol.RiskLow,
+	Permission:      "auto inside the workspace, asks outside",
+	ReadOnly:        true,
+	Tune: func(s *jsonschema.Schema) {
+		s.Properties["offset"].Minimum = jsonschema.Ptr(1.0)
+		s.Properties["limit"].Minimum = jsonschema.Ptr(1.0)
+	},
+	Run: runReadFile,
+})
+
+func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
+	loc, err := c.locate(a.Path)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	name := c.Env.Workspace.Rel(loc.Abs)
+	if err := c.permitRead(ctx, loc); err != nil {
+		return Errorf("%v", err)
+	}
+	f, err := os.Open(loc.Real)
+	if err != nil {
+		if _, serr := statFile(loc, name); serr != nil {
+			return Errorf("%v", serr)
+		}
+		return Errorf("cannot open %s: %v", name, err)
+	}
+	defer f.Close()
+	// Stat the open file, so the record describes exactly what is read.
+	fi, err := f.Stat()
+	if err != nil {
+		return Errorf("cannot stat %s: %v", name, err)
+	}
+	if fi.IsDir() {
+		return Errorf("%s is a directory, not a file. Use list_dir to see what is in it", name)
+	}
+	if !fi.Mode().IsRegular() {
+		return Errorf("%s is not a regular file (%s); read_file reads files only", name, fi.Mode().Type())
+	}
+	ranged := a.Offset > 0 || a.Limit > 0
+	if fi.Size() > MaxReadBytes && !ranged {
+		return Errorf("%s is %s, over read_file's 2 MB limit for a whole-file read. Read a part with offset and limit (for example offset=1, limit=200), or use grep to find the lines you need", name, humanBytes(fi.Size()))
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(8000)
+	if textfile.IsBinary(head) {
+		return Errorf("%s is a binary file (%s); read_file shows text only", name, humanBytes(fi.Size()))
+	}
+
+	offset := max(a.Offset, 1)
+	budget := c.Budget.OutputChars()
+	lineCap := max(budget/2, 200)
+	var out strings.Builder
+	first, last, total := 0, 0, 0
+	cutLines, invalid, stopped := 0, false, false
+	for {
+		if total%4096 == 0 && ctx.Err() != nil {
+			return cancelled("read_file")
+		}
+		line, full, err := readLine(br, lineCap)
+		if err != nil && len(line) == 0 && full == 0 {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return Errorf("reading %s failed: %v", name, err)
+		}
+		total++
+		if total == 1 && bytes.HasPrefix(line, []byte(textfile.BOM)) {
+			line, full = line[len(textfile.BOM):], full-len(textfile.BOM)
+		}
+		if total < offset || stopped || (a.Limit > 0 && total >= offset+a.Limit) {
+			continue
+		}
+		text := strings.TrimSuffix(string(line), "\r")
+		if full > len(line) {
+			text = cutUTF8(text)
+			text += fmt.Sprintf(" … [line cut: %d of %d bytes shown; use grep to search it]", len(line), full)
+			cutLines++
+		}
+		if !invalid {
+			if ok, _ := textfile.ValidUTF8([]byte(text)); !ok {
+				invalid = true
+			}
+		}
+		entry := strconv.Itoa(total) + "\t" + text + "\n"
+		if out.Len()+len(entry) > budget-300 && first != 0 {
+			stopped = true
+			continue
+		}
+		if first == 0 {
+			first = total
+		}
+		last = total
+		out.WriteString(entry)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if total == 0 {
+		c.Session.Record(loc.Real, fi, 0, 1, 0)
+		return Text(fmt.Sprintf("%s is empty (0 lines).", name))
+	}
+	if first == 0 {
+		return Errorf("offset %d is past the end of %s, which has %d lines. Use an offset from 1 to %d", offset, name, total, total)
+	}
+	c.Session.Record(loc.Real, fi, total, first, last)
+
+	var notes []string
+	if invalid {
+		notes = append(notes, "the file is not valid UTF-8 (it may use another encoding); invalid bytes are shown as they are")
+	}
+	if cutLines > 0 {
+		notes = append(notes, fmt.Sprintf("%d long line(s) were cut", cutLines))
+	}
+	if last < total {
+		notes = append(notes, fmt.Sprintf("showing lines %d-%d of %d; continue with offset=%d", first, last, total, last+1))
+	}
+	if len(notes) > 0 {
+		out.WriteString("[" + strings.Join(notes, "; ") + "]\n")
+	}
+	return Text(out.String())
+}
+
+// readLine reads one line (without its '\n') keeping at most limit bytes of
+// it, and reports the line's full length, so a 2 MB single line costs
+// limit bytes of memory, not 2 MB.
+func readLine(br *bufio.Reader, limit int) (line []byte, full int, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n := len(chunk)
+		if err == nil {
+			chunk = chunk[:n-1]
+		}
+		full += len(chunk)
+		if room := limit - len(line); room > 0 {
+			line = append(line, chunk[:min(room, len(chunk))]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == nil {
+			return line, full, nil
+		}
+		return line, full, err
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,167 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/protocol"
+)
+
+func TestReadFileGutterAndRecord(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", "one\ntwo\nthree\n")
+	got := h.ok("read_file", map[string]any{"path": "a.txt"})
+	if got != "1\tone\n2\ttwo\n3\tthree\n" {
+		t.Fatalf("got %q", got)
+	}
+	rec := h.sess.Lookup(filepath.Join(h.dir, "a.txt"))
+	if rec == nil || !rec.Full() || rec.TotalLines != 3 {
+		t.Fatalf("record = %+v, want a full read of 3 lines", rec)
+	}
+}
+
+func TestReadFilePaging(t *testing.T) {
+	h := newHarness(t)
+	var sb strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&sb, "line %d\n", i)
+	}
+	h.write("big.txt", sb.String())
+	got := h.ok("read_file", map[string]any{"path": "big.txt", "offset": 10, "limit": 3})
+	if !strings.HasPrefix(got, "10\tline 10\n11\tline 11\n12\tline 12\n") || !strings.Contains(got, "continue with offset=13") {
+		t.Fatalf("got %q", got)
+	}
+	rec := h.sess.Lookup(filepath.Join(h.dir, "big.txt"))
+	if rec.Full() || !rec.Lines.Covers(10, 12) || rec.Lines.Covers(13, 13) {
+		t.Fatalf("record ranges = %v", rec.Lines.Ranges())
+	}
+	if msg := h.fail("read_file", map[string]any{"path": "big.txt", "offset": 500}); !strings.Contains(msg, "has 100 lines") {
+		t.Fatalf("past-end message: %s", msg)
+	}
+}
+
+func TestReadFileStopsAtBudget(t *testing.T) {
+	h := newHarness(t)
+	var sb strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&sb, "this is line number %d of a long file\n", i)
+	}
+	h.write("long.txt", sb.String())
+	r := h.reg.Invoke(t.Context(), &Call{Name: "read_file", Args: []byte(`{"path":"long.txt"}`), Budget: Budget{Tokens: 1000}, Session: h.sess, Env: h.env})
+	if r.IsError || len(r.Content) > (Budget{Tokens: 1000}).OutputChars() {
+		t.Fatalf("result of %d bytes, error=%v", len(r.Content), r.IsError)
+	}
+	if !strings.Contains(r.Content, "of 5000; continue with offset=") {
+		t.Fatalf("no continuation note: %q", r.Content[len(r.Content)-200:])
+	}
+}
+
+func TestReadFileRefusals(t *testing.T) {
+	h := newHarness(t)
+	h.write("bin.dat", "abc\x00def")
+	h.write("dir/x.txt", "x")
+	big := strings.Repeat("0123456789abcdef\n", (3<<20)/17)
+	h.write("huge.txt", big)
+	for _, tc := range []struct{ path, want string }{
+		{"bin.dat", "binary file"},
+		{"dir", "is a directory"},
+		{"missing.txt", "does not exist"},
+		{"huge.txt", "offset and limit"},
+		{"", "path is empty"},
+	} {
+		if msg := h.fail("read_file", map[string]any{"path": tc.path}); !strings.Contains(msg, tc.want) {
+			t.Errorf("read %q: %s (want %q)", tc.path, msg, tc.want)
+		}
+	}
+	// A huge file can still be paged.
+	got := h.ok("read_file", map[string]any{"path": "huge.txt", "offset": 100000, "limit": 2})
+	if !strings.HasPrefix(got, "100000\t0123456789abcdef\n100001\t") {
+		t.Fatalf("paged read of huge file: %q", got)
+	}
+}
+
+func TestReadFileLongLineIsCut(t *testing.T) {
+	h := newHarness(t)
+	h.write("min.js", "a\n"+strings.Repeat("x", 1<<20+1<<19)+"\nb\n")
+	got := h.ok("read_file", map[string]any{"path": "min.js"})
+	if len(got) > NewBudget(0, 0).OutputChars() || !strings.Contains(got, "line cut") || !strings.HasPrefix(got, "1\ta\n2\txxx") {
+		t.Fatalf("long line not cut (%d bytes): %.200q", len(got), got)
+	}
+}
+
+func TestReadFileBOMAndCRLF(t *testing.T) {
+	h := newHarness(t)
+	h.write("w.txt", "\uFEFFfirst\r\nsecond\r\n")
+	if got := h.ok("read_file", map[string]any{"path": "w.txt"}); got != "1\tfirst\n2\tsecond\n" {
+		t.Fatalf("got %q", got)
+	}
+	h.write("e.txt", "")
+	if got := h.ok("read_file", map[string]any{"path": "e.txt"}); !strings.Contains(got, "empty") {
+		t.Fatalf("empty file: %q", got)
+	}
+	h.write("noeol.txt", "a\nb")
+	if got := h.ok("read_file", map[string]any{"path": "noeol.txt"}); got != "1\ta\n2\tb\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestReadFileInvalidUTF8(t *testing.T) {
+	h := newHarness(t)
+	h.write("latin1.txt", "caf\xe9\n")
+	got := h.ok("read_file", map[string]any{"path": "latin1.txt"})
+	if !strings.Contains(got, "not valid UTF-8") {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestReadFileOutsideAsks(t *testing.T) {
+	h := newHarness(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("s\n"), 0o644)
+	h.host.answer = protocol.AnswerNo
+	if msg := h.fail("read_file", map[string]any{"path": outside}); !strings.Contains(msg, "declined") {
+		t.Fatalf("got %s", msg)
+	}
+	if len(h.host.requests) != 1 || h.host.requests[0].Kind != protocol.ApprovalOutside {
+		t.Fatalf("requests = %+v", h.host.requests)
+	}
+	h.host.answer = protocol.AnswerYes
+	if got := h.ok("read_file", map[string]any{"path": outside}); got != "1\ts\n" {
+		t.Fatalf("got %q", got)
+	}
+	// A symlink inside the workspace pointing out is judged by its target.
+	os.Symlink(outside, filepath.Join(h.dir, "link.txt"))
+	h.host.requests = nil
+	h.ok("read_file", map[string]any{"path": "link.txt"})
+	if len(h.host.requests) != 1 {
+		t.Fatal("reading through a symlink to outside did not ask")
+	}
+}
+
+func TestRepeatRefusedOnThird(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", "a\n")
+	h.ok("read_file", map[string]any{"path": "a.txt"})
+	h.ok("read_file", map[string]any{"path": "a.txt"})
+	if msg := h.fail("read_file", map[string]any{"path": "a.txt"}); !strings.Contains(msg, "3 times in a row") {
+		t.Fatal(msg)
+	}
+	h.ok("read_file", map[string]any{"path": "a.txt", "offset": 1})
+	h.ok("read_file", map[string]any{"path": "a.txt"})
+}
+
+func TestUnknownToolAndBadArgs(t *testing.T) {
+	h := newHarness(t)
+	if msg := h.fail("raed_file", map[string]any{}); !strings.Contains(msg, "read_file") {
+		t.Fatal(msg)
+	}
+	if msg := h.fail("read_file", map[string]any{"path": 12}); !strings.Contains(msg, `want "string"`) {
+		t.Fatal(msg)
+	}
+	if msg := h.fail("read_file", map[string]any{"file_path": "x"}); !strings.Contains(msg, `unknown argument "file_path"`) {
+		t.Fatal(msg)
+	}
+}

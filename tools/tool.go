@@ -1,0 +1,93 @@
+// Package tools holds Tether's tools, their registry and the guardrails
+// they share: read records, output caps, repeat detection and the change
+// executor that every file-changing tool goes through.
+//
+// Tools never import the daemon. What they need from the outside world
+// comes through Env and its Host, which the daemon and the CLI both
+// implement.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/workspace"
+)
+
+// Host is what a tool may ask of whoever runs it: the editor over JSON-RPC,
+// or a terminal headless.
+type Host interface {
+	// Approve asks the user to allow one step. It returns an error when
+	// nobody can be asked; the caller then refuses the step.
+	Approve(ctx context.Context, req protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error)
+	// Notify sends a notification to the client; headless it may be dropped.
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// Checkpointer saves a path's prior state before a request first changes
+// it, so that the request can be undone. Nil means no undo store.
+type Checkpointer interface {
+	// Save records path's current state (bytes, mode, or absence) under
+	// requestID, durably, before the change. It is called for every path a
+	// change touches; recording a path twice keeps the first state.
+	Save(requestID, path string) error
+	// Wrote tells the store what Tether left at path, so undo can tell a
+	// later change by someone else from its own.
+	Wrote(requestID, path string) error
+}
+
+// Env is fixed for a connection (or one CLI run): where the workspace is and
+// who to ask.
+type Env struct {
+	Workspace *workspace.Workspace
+	Host      Host
+	// Mode is the permission mode (protocol.Mode*).
+	Mode string
+	// RgPath is the ripgrep binary; empty means it was not found.
+	RgPath string
+	// DefaultBudget is the token budget for calls that name none.
+	DefaultBudget int
+	// Checkpoints, when set, makes every change undoable.
+	Checkpoints Checkpointer
+	Log         *slog.Logger
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	Name      string
+	Args      json.RawMessage
+	RequestID string
+	Budget    Budget
+	Session   *Session
+	Env       *Env
+	// Prepare is set when the caller only wants a preview: no side effects.
+	Prepare bool
+}
+
+// Result is what a tool answers.
+type Result struct {
+	Content string
+	IsError bool
+	// Diff is the unified diff of what was written (or would be, in a preview).
+	Diff string
+	// NeedsApproval is set on previews of calls that would ask the user.
+	NeedsApproval bool
+	// Title is a short human label for previews ("Edit main.go").
+	Title string
+}
+
+// Errorf makes an error result whose text tells the model what to do next.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: sprintf(format, args...), IsError: true}
+}
+
+// Text makes a plain result.
+func Text(s string) Result { return Result{Content: s} }
+
+// Tool is one callable tool.
+type Tool interface {
+	Info() protocol.ToolInfo
+	Run(ctx context.Context, c *Call) Result
+}
