@@ -1,0 +1,4 @@
+package main
+
+// PLACEHOLDER until the daemon lands.
+func runServe(args []string) int { return 1 }
