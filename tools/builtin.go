@@ -5,5 +5,8 @@ package tools
 func Builtin() *Registry {
 	return NewRegistry(
 		ReadFile,
+		Problems,
+		Todo,
+		AskUser,
 	)
 }

@@ -27,14 +27,17 @@ type Def[A any] struct {
 	ReadOnly        bool
 	// Tune adjusts the inferred schema: minimums, enums, defaults.
 	Tune func(s *jsonschema.Schema)
-	Run  func(ctx context.Context, c *Call, args A) Result
+	// Available, when set, says whether the tool is offered in env.
+	Available func(env *Env) bool
+	Run       func(ctx context.Context, c *Call, args A) Result
 }
 
 type defTool[A any] struct {
-	info     protocol.ToolInfo
-	resolved *jsonschema.Resolved
-	props    []string
-	run      func(ctx context.Context, c *Call, args A) Result
+	info      protocol.ToolInfo
+	resolved  *jsonschema.Resolved
+	props     []string
+	available func(env *Env) bool
+	run       func(ctx context.Context, c *Call, args A) Result
 }
 
 // New turns a declaration into a Tool. It panics on a schema that cannot be
@@ -70,13 +73,18 @@ func New[A any](d Def[A]) Tool {
 			Permission:      d.Permission,
 			ReadOnly:        d.ReadOnly,
 		},
-		resolved: resolved,
-		props:    props,
-		run:      d.Run,
+		resolved:  resolved,
+		props:     props,
+		available: d.Available,
+		run:       d.Run,
 	}
 }
 
 func (t *defTool[A]) Info() protocol.ToolInfo { return t.info }
+
+func (t *defTool[A]) Available(env *Env) bool {
+	return t.available == nil || env == nil || t.available(env)
+}
 
 func (t *defTool[A]) Run(ctx context.Context, c *Call) Result {
 	args, err := t.decode(c.Args)

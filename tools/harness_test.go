@@ -16,6 +16,10 @@ type fakeHost struct {
 	answer   string
 	content  *string
 	requests []protocol.ApprovalRequestParams
+
+	notes     []note
+	askAnswer protocol.UserAskResult
+	questions []protocol.UserAskParams
 }
 
 func (h *fakeHost) Approve(_ context.Context, req protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error) {
@@ -23,7 +27,22 @@ func (h *fakeHost) Approve(_ context.Context, req protocol.ApprovalRequestParams
 	return protocol.ApprovalRequestResult{Answer: h.answer, Content: h.content}, nil
 }
 
-func (h *fakeHost) Notify(context.Context, string, any) error { return nil }
+// Notify records notifications.
+func (h *fakeHost) Notify(_ context.Context, method string, params any) error {
+	h.notes = append(h.notes, note{method, params})
+	return nil
+}
+
+// Ask answers questions from askAnswer.
+func (h *fakeHost) Ask(_ context.Context, q protocol.UserAskParams) (protocol.UserAskResult, error) {
+	h.questions = append(h.questions, q)
+	return h.askAnswer, nil
+}
+
+type note struct {
+	method string
+	params any
+}
 
 // harness is one workspace in a temp folder and one session over it.
 type harness struct {

@@ -47,6 +47,23 @@ func (r *Registry) Infos() []protocol.ToolInfo {
 	return out
 }
 
+// Offered describes the tools available in env: a tool that needs what the
+// client cannot do (diagnostics, questions) is left out.
+func (r *Registry) Offered(env *Env) []protocol.ToolInfo {
+	var out []protocol.ToolInfo
+	for _, t := range r.tools {
+		if offered(t, env) {
+			out = append(out, t.Info())
+		}
+	}
+	return out
+}
+
+func offered(t Tool, env *Env) bool {
+	c, ok := t.(Conditional)
+	return !ok || c.Available(env)
+}
+
 // Names lists the tool names, sorted.
 func (r *Registry) Names() []string {
 	names := make([]string, 0, len(r.tools))
@@ -65,6 +82,9 @@ func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
 	t, ok := r.byName[c.Name]
 	if !ok {
 		return Errorf("there is no tool named %q. The tools are: %s.", c.Name, strings.Join(r.Names(), ", "))
+	}
+	if !offered(t, c.Env) {
+		return Errorf("%s is not available here: the client did not offer what it needs (see the tool's description)", c.Name)
 	}
 	if !c.Prepare {
 		if err := c.Session.CheckRepeat(c.Name, c.Args); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/linerange"
+	"github.com/tether-dev/tether/protocol"
 )
 
 // Session holds one agent's memory of the files it has seen. Each agent (a
@@ -21,6 +22,22 @@ type Session struct {
 	// The last call and how many times in a row it came.
 	lastCall string
 	repeats  int
+
+	plan []protocol.TodoItem
+}
+
+// SetPlan replaces the session's todo plan.
+func (s *Session) SetPlan(items []protocol.TodoItem) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plan = append([]protocol.TodoItem(nil), items...)
+}
+
+// Plan returns the session's todo plan.
+func (s *Session) Plan() []protocol.TodoItem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]protocol.TodoItem(nil), s.plan...)
 }
 
 // NewSession makes an empty session.

@@ -11,7 +11,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
+	"github.com/tether-dev/tether/diagnostics"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/workspace"
 )
@@ -52,6 +54,26 @@ type Env struct {
 	// Checkpoints, when set, makes every change undoable.
 	Checkpoints Checkpointer
 	Log         *slog.Logger
+	// Capabilities are what the client said it can do in initialize.
+	Capabilities protocol.ClientCapabilities
+	// Diagnostics is the editor's diagnostics as the client publishes them;
+	// nil when the client sends none.
+	Diagnostics *diagnostics.Store
+	// SettleTime is how long a change waits for the editor to publish fresh
+	// diagnostics for the files it changed.
+	SettleTime time.Duration
+}
+
+// Asker is implemented by hosts that can put a question to the user (the
+// editor's quick pick, a terminal prompt).
+type Asker interface {
+	Ask(ctx context.Context, q protocol.UserAskParams) (protocol.UserAskResult, error)
+}
+
+// Conditional is implemented by tools offered only in some environments
+// (problems needs an editor that sends diagnostics).
+type Conditional interface {
+	Available(env *Env) bool
 }
 
 // Call is one invocation of a tool.

@@ -1,0 +1,97 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	lsp "go.lsp.dev/protocol"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/protocol"
+)
+
+type problemsArgs struct {
+	Path     string `json:"path,omitempty" jsonschema:"Only problems in this file or folder (relative to the workspace, or absolute). Default: the whole workspace."`
+	Severity string `json:"severity,omitempty" jsonschema:"The least severe kind to include: error, warning, info or hint. Default: all."`
+}
+
+// recentPublish is how recent a publish must be for the editor to be
+// considered still busy analysing.
+const recentPublish = 2 * time.Second
+
+// Problems is the problems tool.
+var Problems = New(Def[problemsArgs]{
+	Name: "problems",
+	Description: `List the errors and warnings the editor currently shows (from language servers, compilers and linters), one a line as path:line:col: severity: message [source code], errors first. ` +
+		`Use it after changes to check the code still builds, or to find what needs fixing, instead of running a full build. ` +
+		`Filter with path (a file or folder) and severity (error, warning, info, hint). It reflects the editor's last analysis, which may lag a moment behind a change; long lists are cut with a count of what was left out.`,
+	UserDescription: "See the editor's errors and warnings",
+	Risk:            protocol.RiskLow,
+	Permission:      "auto",
+	ReadOnly:        true,
+	Available:       func(env *Env) bool { return env.Capabilities.Diagnostics && env.Diagnostics != nil },
+	Tune: func(s *jsonschema.Schema) {
+		s.Properties["severity"].Enum = []any{"error", "warning", "info", "hint"}
+	},
+	Run: runProblems,
+})
+
+func runProblems(ctx context.Context, c *Call, a problemsArgs) Result {
+	minSev, err := diagnostics.ParseSeverity(a.Severity)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	ws := c.Env.Workspace
+	var scope string
+	if a.Path != "" {
+		loc, err := c.locate(a.Path)
+		if err != nil {
+			return Errorf("%v", err)
+		}
+		scope = loc.Real
+	}
+	var ps []diagnostics.Problem
+	for path, diags := range c.Env.Diagnostics.All() {
+		if scope != "" && path != scope && !strings.HasPrefix(path, scope+string(filepath.Separator)) {
+			continue
+		}
+		for _, d := range diags {
+			if sev := d.Severity; sev != 0 && sev > minSev {
+				continue
+			}
+			ps = append(ps, diagnostics.Problem{Path: ws.Rel(path), Diagnostic: d})
+		}
+	}
+	where := "the workspace"
+	if a.Path != "" {
+		where = a.Path
+	}
+	last := c.Env.Diagnostics.LastPublish()
+	var note string
+	switch {
+	case last.IsZero():
+		note = " The editor has not published any diagnostics yet; they may still be coming while it analyses the project."
+	case time.Since(last) < recentPublish:
+		note = fmt.Sprintf(" The editor published diagnostics %s ago, so it may still be analysing; ask again in a moment if you just changed something.", time.Since(last).Round(time.Millisecond))
+	}
+	if len(ps) == 0 {
+		return Text(fmt.Sprintf("No problems in %s%s.%s", where, severityScope(minSev), note))
+	}
+	out := diagnostics.Format(ps, c.Budget.OutputChars()-len(note)-1)
+	if note != "" {
+		out += strings.TrimSpace(note) + "\n"
+	}
+	return Text(out)
+}
+
+func severityScope(s lsp.DiagnosticSeverity) string {
+	if s >= lsp.DiagnosticSeverityHint {
+		return ""
+	}
+	return " at " + diagnostics.SeverityName(s) + " level or worse"
+}
