@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/permission"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/workspace"
 )
@@ -59,6 +60,8 @@ type Env struct {
 	// Diagnostics is the editor's diagnostics as the client publishes them;
 	// nil when the client sends none.
 	Diagnostics *diagnostics.Store
+	// Rules are the project's saved "always" answers; nil means none.
+	Rules *permission.Rules
 	// SettleTime is how long a change waits for the editor to publish fresh
 	// diagnostics for the files it changed.
 	SettleTime time.Duration

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/protocol"
+)
+
+// Step is one thing a call wants to do that the permission rules judge:
+// a change, a read outside the workspace, a command, a fetch.
+type Step struct {
+	// Request is what the user is shown; its Kind picks the saved-rule scope.
+	Request protocol.ApprovalRequestParams
+	// Action is what the permission mode judges.
+	Action permission.Action
+	// Programs are the programs a shell command would run, for rules saved
+	// per program.
+	Programs []string
+	// Always is the rule an "always" answer saves; nil means "always" only
+	// allows this once.
+	Always *permission.Rule
+}
+
+// Verdict is the outcome of Authorize.
+type Verdict struct {
+	// Allowed is set when the step may go ahead.
+	Allowed bool
+	// Asked is set when the user was asked (or would be, in a preview).
+	Asked bool
+	// Answer is the user's full answer when they were asked: an approved
+	// edit may carry the text they changed it to.
+	Answer protocol.ApprovalRequestResult
+	// Refusal is the result to return when the step may not go ahead.
+	Refusal Result
+}
+
+// Authorize decides whether a step may run: the permission mode first,
+// then the project's saved "always" rules (never for sensitive paths),
+// then the user. In a preview it never asks, and reports whether it would.
+func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
+	decision, reason := permission.Decide(c.Env.Mode, s.Action)
+	switch decision {
+	case permission.Deny:
+		return Verdict{Refusal: Errorf("%s", reason)}
+	case permission.Allow:
+		return Verdict{Allowed: true}
+	}
+	if !s.Action.Sensitive && c.Env.Rules.Allows(s.Request, s.Programs) {
+		return Verdict{Allowed: true}
+	}
+	if c.Prepare {
+		return Verdict{Allowed: true, Asked: true}
+	}
+	what := s.Request.Title
+	if c.Env.Host == nil {
+		return Verdict{Asked: true, Refusal: Errorf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what)}
+	}
+	s.Request.RequestID, s.Request.Tool = c.RequestID, c.Name
+	if s.Request.AlwaysScope == "" {
+		s.Request.AlwaysScope = "this step only"
+		if s.Always != nil && !s.Action.Sensitive {
+			s.Request.AlwaysScope = s.Always.String()
+		}
+	}
+	ans, err := c.Env.Host.Approve(ctx, s.Request)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Verdict{Asked: true, Refusal: cancelled(c.Name)}
+		}
+		return Verdict{Asked: true, Refusal: Errorf("%s needs the user's approval, which could not be asked (%v), so it did not happen.", what, err)}
+	}
+	v := Verdict{Asked: true, Answer: ans}
+	switch ans.Answer {
+	case protocol.AnswerYes:
+		v.Allowed = true
+	case protocol.AnswerAlways:
+		v.Allowed = true
+		if s.Always != nil && !s.Action.Sensitive && c.Env.Rules != nil {
+			if err := c.Env.Rules.Add(*s.Always); err != nil && c.Env.Log != nil {
+				c.Env.Log.Warn("saving an always-allow rule", "rule", s.Always.String(), "err", err)
+			}
+		}
+	case protocol.AnswerSkip:
+		v.Refusal = Errorf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", what)
+	case protocol.AnswerNo:
+		v.Refusal = Errorf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", what)
+	default:
+		v.Refusal = Errorf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what)
+	}
+	return v
+}
