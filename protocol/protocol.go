@@ -210,8 +210,11 @@ type ApprovalRequestParams struct {
 	Diff      string `json:"diff,omitempty"`
 	Original  string `json:"original,omitempty"`
 	Proposed  string `json:"proposed,omitempty"`
-	Command   string `json:"command,omitempty"`
-	Host      string `json:"host,omitempty"`
+	// Hunks are the diff's hunks, for an editor that lets the user keep
+	// some and drop others; the answer names the kept ones by ID.
+	Hunks   []Hunk `json:"hunks,omitempty"`
+	Command string `json:"command,omitempty"`
+	Host    string `json:"host,omitempty"`
 	// AlwaysScope says in words what "always" would allow from now on.
 	AlwaysScope string `json:"alwaysScope"`
 }
