@@ -219,7 +219,21 @@ type ApprovalRequestParams struct {
 	AlwaysScope string `json:"alwaysScope"`
 }
 
-// ApprovalRequestResult is the user's answer.
+// Hunk is one hunk of a change's diff, as offered for approval.
+type Hunk struct {
+	ID       int `json:"id"`
+	OldStart int `json:"oldStart"`
+	OldLines int `json:"oldLines"`
+	NewStart int `json:"newStart"`
+	NewLines int `json:"newLines"`
+	// Lines are the hunk's lines, each starting with ' ', '+' or '-'.
+	Lines []string `json:"lines"`
+}
+
+// ApprovalRequestResult is the user's answer. For an edit, Hunks (when
+// present) lists the IDs of the hunks the user kept, and Content (when
+// present) is the final text the user edited the proposal into; the daemon
+// writes that and tells the model what the user changed.
 type ApprovalRequestResult struct {
 	Answer  string  `json:"answer"`
 	Hunks   []int   `json:"hunks,omitempty"`
