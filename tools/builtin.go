@@ -5,6 +5,9 @@ package tools
 func Builtin() *Registry {
 	return NewRegistry(
 		ReadFile,
+		ListDir,
+		Glob,
+		Grep,
 		Problems,
 		Todo,
 		AskUser,

@@ -1,0 +1,83 @@
+package search
+
+import "context"
+
+// FilesQuery is one file-name search.
+type FilesQuery struct {
+	// Rg is the ripgrep binary.
+	Rg string
+	// Dir is ripgrep's working folder; paths under it come out relative.
+	Dir string
+	// Root is the folder to walk, relative to Dir or absolute; "" means Dir.
+	Root string
+	// Glob, when set, keeps the paths (relative to Root) it allows.
+	Glob *Glob
+	// MaxPaths bounds the paths collected.
+	MaxPaths int
+	// MaxBytes bounds the paths' total length, a newline each.
+	MaxBytes int
+}
+
+// FilesResult is what a file search found.
+type FilesResult struct {
+	// Paths are sorted, as displayed (relative to Dir when inside it).
+	Paths []string
+	Stop  Stop
+	// Warnings is ripgrep's complaint about folders it could not read.
+	Warnings string
+}
+
+// FilesArgs is the ripgrep command line for q, without the binary.
+func FilesArgs(q FilesQuery) []string {
+	// --sort path makes the walk single-threaded, but listing names is
+	// cheap next to searching contents, and a stable order lets a model
+	// compare two answers. --null: a file name may contain a newline.
+	args := append(baseArgs(), "--files", "--sort", "path", "--null")
+	args = append(args, q.Glob.rgArgs()...)
+	args = append(args, excludeGit...)
+	return append(args, "--", searchRoot(q.Dir, q.Root, q.Glob))
+}
+
+// Files walks the tree as ripgrep does and keeps the paths the glob
+// allows, stopping ripgrep as soon as MaxPaths paths (or MaxBytes) are
+// collected and one more shows there is more.
+//
+// Errors are those of Grep.
+func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
+	root := q.Root
+	if root == "" {
+		root = "."
+	}
+	var res FilesResult
+	size := 0
+	each := func(rec []byte) bool {
+		p := displayPath(string(rec))
+		if !q.Glob.Allows(relTo(root, p)) {
+			return true
+		}
+		if len(res.Paths) >= q.MaxPaths {
+			res.Stop = AtLimit
+			return false
+		}
+		if size+len(p)+1 > q.MaxBytes {
+			res.Stop = AtBudget
+			return false
+		}
+		res.Paths = append(res.Paths, p)
+		size += len(p) + 1
+		return true
+	}
+	o, err := stream(ctx, q.Rg, q.Dir, FilesArgs(q), 0, maxPathBytes, each)
+	if err != nil {
+		return FilesResult{}, err
+	}
+	switch {
+	case o.stopped, o.code == 0, o.code == 1:
+	case o.code == 2 && len(res.Paths) > 0:
+		res.Warnings = trimStderr(o.stderr)
+	case o.code == 2 && noFilesSearched(o.stderr):
+	default:
+		return FilesResult{}, &RgError{Code: o.code, Stderr: trimStderr(o.stderr)}
+	}
+	return res, nil
+}

@@ -1,0 +1,461 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/search"
+	"github.com/tether-dev/tether/workspace"
+)
+
+// needRg makes a search test fail, not skip, without ripgrep: a skipped
+// test would hide that the search tools went untested.
+func needRg(t *testing.T, h *harness) {
+	t.Helper()
+	if h.env.RgPath == "" {
+		t.Fatal("ripgrep (rg) is not on PATH: install it (Debian package ripgrep; the project's test script does) to run the search tool tests")
+	}
+}
+
+// searchProject fills the harness workspace (not a git checkout) with the
+// cases the search tools must get right.
+func searchProject(t *testing.T) *harness {
+	h := newHarness(t)
+	needRg(t, h)
+	for rel, content := range map[string]string{
+		".gitignore":               "node_modules/\n*.log\n",
+		"main.go":                  "package main\n\nfunc main() {\n\tprintln(\"Needle\")\n}\n",
+		"lib/util.go":              "package lib\n\n// needle in a comment\nfunc Util() {}\n",
+		"lib/deep/er/x.go":         "package er // needle\n",
+		"docs/guide.md":            "find the needle here\n",
+		".github/workflows/ci.yml": "run: needle\n",
+		".git/config":              "needle\n",
+		"node_modules/pkg/i.js":    "needle\n",
+		"app.log":                  "needle\n",
+	} {
+		h.write(rel, content)
+	}
+	return h
+}
+
+func splitOutput(s string) []string {
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+func TestSearchToolSchemas(t *testing.T) {
+	reg := Builtin()
+	for name, want := range map[string][]string{
+		"list_dir": {"path"},
+		"glob":     {"max_results", "path", "pattern"},
+		"grep":     {"case_insensitive", "context_lines", "glob", "max_matches", "path", "pattern"},
+	} {
+		tool, ok := reg.Lookup(name)
+		if !ok {
+			t.Fatalf("%s is not registered", name)
+		}
+		info := tool.Info()
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
+		}
+		if err := json.Unmarshal(info.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for p := range schema.Properties {
+			got = append(got, p)
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s arguments %v, want %v", name, got, want)
+		}
+		if !info.ReadOnly || info.Risk != protocol.RiskLow || info.Permission != "auto" {
+			t.Errorf("%s: readOnly=%v risk=%v permission=%q", name, info.ReadOnly, info.Risk, info.Permission)
+		}
+	}
+}
+
+func TestGrepFindsMatches(t *testing.T) {
+	h := searchProject(t)
+	got := h.ok("grep", map[string]any{"pattern": "needle"})
+	want := ".github/workflows/ci.yml:1:run: needle\ndocs/guide.md:1:find the needle here\nlib/deep/er/x.go:1:package er // needle\nlib/util.go:3:// needle in a comment\n"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestGrepHonoursGitignoreWithoutGit(t *testing.T) {
+	h := searchProject(t)
+	got := h.ok("grep", map[string]any{"pattern": "needle", "glob": "*.{js,log}"})
+	if !strings.HasPrefix(got, "No matches") {
+		t.Fatalf("ignored files were searched: %q", got)
+	}
+	// Naming the ignored folder searches it.
+	got = h.ok("grep", map[string]any{"pattern": "needle", "path": "node_modules"})
+	if got != "node_modules/pkg/i.js:1:needle\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestGrepSearchesHiddenFilesButNeverGit(t *testing.T) {
+	h := searchProject(t)
+	got := h.ok("grep", map[string]any{"pattern": "needle", "glob": "**"})
+	if !strings.Contains(got, ".github/workflows/ci.yml:1:") {
+		t.Errorf("hidden file not searched: %q", got)
+	}
+	if strings.Contains(got, ".git/") {
+		t.Errorf(".git searched: %q", got)
+	}
+}
+
+func TestGrepGlobAndPath(t *testing.T) {
+	h := searchProject(t)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"pattern": "needle", "glob": "*.go"}, "lib/deep/er/x.go:1:package er // needle\nlib/util.go:3:// needle in a comment\n"},
+		{map[string]any{"pattern": "needle", "glob": "!*.go"}, ".github/workflows/ci.yml:1:run: needle\ndocs/guide.md:1:find the needle here\n"},
+		{map[string]any{"pattern": "needle", "path": "lib", "glob": "*.go"}, "lib/deep/er/x.go:1:package er // needle\nlib/util.go:3:// needle in a comment\n"},
+		{map[string]any{"pattern": "needle", "path": "lib", "glob": "deep/**/*.go"}, "lib/deep/er/x.go:1:package er // needle\n"},
+		{map[string]any{"pattern": "needle", "path": "lib/util.go"}, "lib/util.go:3:// needle in a comment\n"},
+	} {
+		if got := h.ok("grep", tc.args); got != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestGrepCaseInsensitive(t *testing.T) {
+	h := searchProject(t)
+	if got := h.ok("grep", map[string]any{"pattern": "needle", "path": "main.go"}); !strings.HasPrefix(got, "No matches") {
+		t.Errorf("case-sensitive search matched Needle: %q", got)
+	}
+	if got := h.ok("grep", map[string]any{"pattern": "needle", "path": "main.go", "case_insensitive": true}); got != "main.go:4:\tprintln(\"Needle\")\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestGrepContextLines(t *testing.T) {
+	h := searchProject(t)
+	got := h.ok("grep", map[string]any{"pattern": "needle", "path": "lib", "context_lines": 1})
+	want := "lib/deep/er/x.go:1:package er // needle\n--\nlib/util.go-2-\nlib/util.go:3:// needle in a comment\nlib/util.go-4-func Util() {}\n"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestGrepStopsAtMaxMatches(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	var sb strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&sb, "hit %d\n", i)
+	}
+	h.write("many.txt", sb.String())
+	got := h.ok("grep", map[string]any{"pattern": "hit", "max_matches": 10})
+	l := splitOutput(got)
+	if len(l) != 11 || l[9] != "many.txt:10:hit 9" || !strings.Contains(l[10], "stopped after 10 lines (max_matches=10); there are more") {
+		t.Fatalf("got %q", got)
+	}
+	// Context lines count toward the limit.
+	got = h.ok("grep", map[string]any{"pattern": "hit 1$", "context_lines": 2, "max_matches": 3})
+	if l := splitOutput(got); len(l) != 4 || l[1] != "many.txt:2:hit 1" || !strings.Contains(l[3], "stopped after 3 lines") {
+		t.Fatalf("got %q", got)
+	}
+	// Exactly the limit is not truncation.
+	if got := h.ok("grep", map[string]any{"pattern": "hit 4$", "max_matches": 1}); got != "many.txt:5:hit 4\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestGrepStopsAtOutputBudget(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	var sb strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&sb, "a fairly long line of text number %d with the word hit in it\n", i)
+	}
+	h.write("big.txt", sb.String())
+	budget := Budget{Tokens: 600}
+	r := h.reg.Invoke(context.Background(), &Call{Name: "grep", Args: []byte(`{"pattern":"hit","max_matches":2000}`), Budget: budget, Session: h.sess, Env: h.env})
+	if r.IsError || len(r.Content) > budget.OutputChars() {
+		t.Fatalf("error=%v, %d bytes for a budget of %d", r.IsError, len(r.Content), budget.OutputChars())
+	}
+	if !strings.Contains(r.Content, "the output budget is full") || strings.Contains(r.Content, "omitted") {
+		t.Fatalf("got %q", r.Content)
+	}
+}
+
+func TestGrepCutsLongLines(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	h.write("app.min.js", strings.Repeat("var a=1;", 100000)+"needle\n")
+	got := h.ok("grep", map[string]any{"pattern": "needle"})
+	if len(got) > 1000 || !strings.HasPrefix(got, "app.min.js:1:var a=1;") || !strings.Contains(got, "omitted") {
+		t.Fatalf("%d bytes: %.300q", len(got), got)
+	}
+}
+
+func TestGrepBadRegex(t *testing.T) {
+	h := searchProject(t)
+	msg := h.fail("grep", map[string]any{"pattern": "func("})
+	for _, want := range []string{"regex parse error", "unclosed group", "escape", "Rust regular expression"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+}
+
+func TestGrepNoMatches(t *testing.T) {
+	h := searchProject(t)
+	got := h.ok("grep", map[string]any{"pattern": "haystack", "path": "lib"})
+	if got != `No matches for "haystack" in lib.` {
+		t.Fatalf("got %q", got)
+	}
+	got = h.ok("grep", map[string]any{"pattern": "needle", "glob": "*.rs"})
+	if got != `No matches for "needle" in the workspace folder (files matching *.rs).` {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestGrepBadArguments(t *testing.T) {
+	h := searchProject(t)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"pattern": ""}, "pattern"},
+		{map[string]any{"pattern": "x", "path": "nope"}, "nope does not exist"},
+		{map[string]any{"pattern": "x", "glob": "*.{go"}, "invalid glob"},
+		{map[string]any{"pattern": "x", "max_matches": 0}, "max_matches"},
+		{map[string]any{"pattern": "x", "max_matches": 5000}, "max_matches"},
+		{map[string]any{"pattern": "x", "context_lines": 100}, "context_lines"},
+	} {
+		if msg := h.fail("grep", tc.args); !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: %s (want %q)", tc.args, msg, tc.want)
+		}
+	}
+}
+
+func TestSearchWithoutRipgrep(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", "x\n")
+	for _, rg := range []string{"", filepath.Join(t.TempDir(), "no-such-rg")} {
+		h.env.RgPath = rg
+		for _, call := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"grep", map[string]any{"pattern": "x"}},
+			{"glob", map[string]any{"pattern": "*"}},
+		} {
+			msg := h.fail(call.name, call.args)
+			if !strings.Contains(msg, "ripgrep (rg)") || !strings.Contains(msg, "install") {
+				t.Errorf("rg=%q %s: %s", rg, call.name, msg)
+			}
+			if strings.Contains(msg, "shell") {
+				t.Errorf("rg=%q %s suggests a shell: %s", rg, call.name, msg)
+			}
+		}
+		if got := h.ok("list_dir", map[string]any{}); got != "a.txt\n" {
+			t.Errorf("list_dir without ripgrep: %q", got)
+		}
+		if got := h.ok("read_file", map[string]any{"path": "a.txt"}); got != "1\tx\n" {
+			t.Errorf("read_file without ripgrep: %q", got)
+		}
+	}
+}
+
+func TestSearchOutsideWorkspaceAsks(t *testing.T) {
+	h := searchProject(t)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "o.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"grep", map[string]any{"pattern": "needle", "path": outside}, filepath.Join(outside, "o.txt") + ":1:needle\n"},
+		{"glob", map[string]any{"pattern": "*.txt", "path": outside}, filepath.Join(outside, "o.txt") + "\n"},
+		{"list_dir", map[string]any{"path": outside}, "o.txt\n"},
+	} {
+		h.host.requests = nil
+		h.host.answer = protocol.AnswerNo
+		if msg := h.fail(call.name, call.args); !strings.Contains(msg, "declined") {
+			t.Errorf("%s refused: %s", call.name, msg)
+		}
+		if len(h.host.requests) != 1 || h.host.requests[0].Kind != protocol.ApprovalOutside {
+			t.Errorf("%s: requests %+v", call.name, h.host.requests)
+		}
+		h.host.answer = protocol.AnswerYes
+		if got := h.ok(call.name, call.args); got != call.want {
+			t.Errorf("%s approved: got %q, want %q", call.name, got, call.want)
+		}
+	}
+	// Inside the workspace nobody is asked.
+	h.host.requests = nil
+	h.ok("grep", map[string]any{"pattern": "needle", "path": "lib"})
+	if len(h.host.requests) != 0 {
+		t.Errorf("asked for a search inside the workspace: %+v", h.host.requests)
+	}
+}
+
+// fakeRg installs a shell script as the harness's ripgrep.
+func fakeRg(t *testing.T, h *harness, body string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rg")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.env.RgPath = p
+}
+
+// readPid waits for a pid a fake ripgrep writes once it runs; the
+// deadline only turns a hang into a failure.
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+	}
+	t.Fatalf("the fake rg never wrote %s", file)
+	return 0
+}
+
+// reaped reports that a child of this process is gone, not even a zombie.
+func reaped(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+func TestGrepStopKillsRipgrep(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := newHarness(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	fakeRg(t, h, `echo $$ > `+pidFile+`
+while :; do printf '%s\0%s\n' a.txt 1:hit; done`)
+	got := h.ok("grep", map[string]any{"pattern": "hit", "max_matches": 3})
+	if !strings.HasPrefix(got, "a.txt:1:hit\na.txt:1:hit\na.txt:1:hit\n[stopped after 3 lines") {
+		t.Fatalf("got %q", got)
+	}
+	if pid := readPid(t, pidFile); !reaped(pid) {
+		t.Fatalf("ripgrep (pid %d) is still there after grep stopped at max_matches", pid)
+	}
+}
+
+func TestGlobStopKillsRipgrep(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := newHarness(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	fakeRg(t, h, `echo $$ > `+pidFile+`
+while :; do printf 'x.go\0'; done`)
+	got := h.ok("glob", map[string]any{"pattern": "*.go", "max_results": 2})
+	if !strings.HasPrefix(got, "x.go\nx.go\n[stopped after 2 paths") {
+		t.Fatalf("got %q", got)
+	}
+	if pid := readPid(t, pidFile); !reaped(pid) {
+		t.Fatalf("ripgrep (pid %d) is still there after glob stopped at max_results", pid)
+	}
+}
+
+func TestSearchCancelKillsRipgrep(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, call := range []struct{ name, args string }{
+		{"grep", `{"pattern":"hit"}`},
+		{"glob", `{"pattern":"*"}`},
+	} {
+		h := newHarness(t)
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		fakeRg(t, h, `printf '%s\0%s\n' a.txt 1:hit
+printf 'x.go\0'
+echo $$ > `+pidFile+`
+exec sleep 1000`)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan Result)
+		go func() {
+			done <- h.reg.Invoke(ctx, &Call{Name: call.name, Args: []byte(call.args), Budget: NewBudget(0, 0), Session: h.sess, Env: h.env})
+		}()
+		pid := readPid(t, pidFile)
+		cancel()
+		r := <-done
+		if !r.IsError || !strings.Contains(r.Content, "cancelled") || strings.Contains(r.Content, "a.txt") || strings.Contains(r.Content, "x.go") {
+			t.Errorf("%s: %+v, want a cancellation error with no partial output", call.name, r)
+		}
+		if !reaped(pid) {
+			t.Errorf("%s: ripgrep (pid %d) is still there after cancel", call.name, pid)
+		}
+	}
+}
+
+// BenchmarkGrepGoroot searches the Go source tree through the registry
+// and with ripgrep alone, same pattern and flags, so their ns/op compare
+// directly; "broad" is a pattern matching nearly every file, cut at 100
+// lines. bench/search/run.sh prints the same comparison as a table.
+func BenchmarkGrepGoroot(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := workspace.New(filepath.Join(strings.TrimSpace(string(out)), "src"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rg, err := LookRg("")
+	if err != nil {
+		b.Fatal("ripgrep (rg) is not on PATH: install it (Debian package ripgrep)")
+	}
+	env := &Env{Workspace: ws, Mode: protocol.ModeDefault, RgPath: rg}
+	reg := Builtin()
+	const pattern = `sync\.Mutex`
+	const budget = 1 << 20
+	call := func(b *testing.B, args string) {
+		r := reg.Invoke(context.Background(), &Call{Name: "grep", Args: []byte(args), Budget: Budget{Tokens: budget}, Session: NewSession(), Env: env})
+		if r.IsError {
+			b.Fatal(r.Content)
+		}
+	}
+	b.Run("tool", func(b *testing.B) {
+		for b.Loop() {
+			call(b, `{"pattern":"sync\\.Mutex","max_matches":2000}`)
+		}
+	})
+	b.Run("rg", func(b *testing.B) {
+		args := search.GrepArgs(search.GrepQuery{Dir: ws.Primary(), Pattern: pattern, MaxColumns: grepColumns(Budget{Tokens: budget}.OutputChars())})
+		for b.Loop() {
+			cmd := exec.Command(rg, args...)
+			cmd.Dir = ws.Primary()
+			cmd.Stdout = io.Discard
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("broad", func(b *testing.B) {
+		for b.Loop() {
+			call(b, `{"pattern":"func","max_matches":100}`)
+		}
+	})
+}
