@@ -1,0 +1,124 @@
+package undo
+
+import (
+	"time"
+)
+
+// checkpoint is a journal read back: one request's saved paths and what
+// became of them.
+type checkpoint struct {
+	id      string
+	request string
+	created time.Time
+	// entries are the paths in the order the request first touched them.
+	entries []*entry
+	byPath  map[string]*entry
+	// kept is content undo replaced without knowing whose it was, by path.
+	kept map[string]fileState
+	// undone is set once the checkpoint has been undone.
+	undone *record
+
+	// goodLen and size locate the journal's end, for appends and for
+	// noticing that another Store appended.
+	goodLen, size int64
+}
+
+// entry is one path of a checkpoint.
+type entry struct {
+	path  string
+	prior fileState
+	// wrote is what Tether last left at the path; nil when the request
+	// never confirmed a write there (it failed, or the process died first).
+	wrote *fileState
+	// pending is set while a further change of the path is under way: what
+	// is there may be wrote, or Tether's next write not yet recorded.
+	pending bool
+}
+
+// confirmed reports whether cur is what Tether last recorded leaving at
+// the path, so undo may replace it without asking whose it is.
+func (e *entry) confirmed(cur fileState) bool {
+	return e.wrote != nil && cur.same(*e.wrote)
+}
+
+// unconfirmed reports whether Tether may have written the path without
+// recording it: the content there cannot be told apart from someone else's.
+func (e *entry) unconfirmed() bool { return e.wrote == nil || e.pending }
+
+// build folds a journal's records into a checkpoint; ok is false when the
+// journal has no readable beginning, as after a crash while creating it.
+func build(recs []record) (*checkpoint, bool) {
+	if len(recs) == 0 || recs[0].Kind != kindBegin || recs[0].ID == "" {
+		return nil, false
+	}
+	cp := &checkpoint{
+		id:      recs[0].ID,
+		request: recs[0].Request,
+		created: recs[0].Time,
+		byPath:  map[string]*entry{},
+		kept:    map[string]fileState{},
+	}
+	for _, r := range recs[1:] {
+		cp.apply(r)
+	}
+	return cp, true
+}
+
+// apply adds one record. Records that make no sense in place (a second
+// save of a path, a write for a path never saved) are ignored: the first
+// save is the state before the request, and that is what undo must keep.
+func (cp *checkpoint) apply(r record) {
+	if cp.undone != nil {
+		return
+	}
+	switch r.Kind {
+	case kindSave:
+		if r.State == nil || cp.byPath[r.Path] != nil {
+			return
+		}
+		e := &entry{path: r.Path, prior: *r.State}
+		cp.entries = append(cp.entries, e)
+		cp.byPath[r.Path] = e
+	case kindAgain:
+		if e := cp.byPath[r.Path]; e != nil {
+			e.pending = true
+		}
+	case kindWrote:
+		if e := cp.byPath[r.Path]; e != nil && r.State != nil {
+			st := *r.State
+			e.wrote, e.pending = &st, false
+		}
+	case kindKept:
+		if r.State != nil {
+			cp.kept[r.Path] = *r.State
+		}
+	case kindUndone:
+		rr := r
+		cp.undone = &rr
+	}
+}
+
+// lookup returns path's entry; nil (also on a nil checkpoint) when the
+// request has not saved it.
+func (cp *checkpoint) lookup(path string) *entry {
+	if cp == nil {
+		return nil
+	}
+	return cp.byPath[path]
+}
+
+// blobs lists the content this checkpoint needs kept.
+func (cp *checkpoint) blobs() []string {
+	var out []string
+	for _, e := range cp.entries {
+		if e.prior.Exists {
+			out = append(out, e.prior.SHA)
+		}
+	}
+	for _, st := range cp.kept {
+		if st.Exists {
+			out = append(out, st.SHA)
+		}
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package undo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// List returns the kept checkpoints, newest first.
+func (s *Store) List() ([]Checkpoint, error) {
+	var out []Checkpoint
+	err := s.locked(func() error {
+		cps, err := s.loadAll()
+		if err != nil {
+			return err
+		}
+		for _, cp := range cps {
+			out = append(out, s.describe(cp))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) describe(cp *checkpoint) Checkpoint {
+	c := Checkpoint{
+		ID:        cp.id,
+		RequestID: cp.request,
+		Created:   cp.created,
+		Undone:    cp.undone != nil,
+		Summary:   s.summary(cp),
+	}
+	for _, e := range cp.entries {
+		c.Files = append(c.Files, s.display(e.path))
+	}
+	return c
+}
+
+// change is one item of a summary: a verb and what it applies to.
+type change struct{ verb, what string }
+
+// maxListed is how many changes a summary names before it only counts.
+const maxListed = 6
+
+// summary tells in a line what the request did: "edited a.go, created
+// b.go, moved c.go to d.go". A move shows as a deletion and a creation of
+// the same content, and is named as one.
+func (s *Store) summary(cp *checkpoint) string {
+	var changes []change
+	moved := map[*entry]bool{}
+	for _, e := range cp.entries {
+		if moved[e] {
+			continue
+		}
+		switch {
+		case e.wrote == nil:
+			changes = append(changes, change{"touched", s.display(e.path)})
+		case !e.prior.Exists && e.wrote.Exists:
+			if from := movedFrom(cp, e, moved); from != nil {
+				changes = append(changes, change{"moved", s.display(from.path) + " to " + s.display(e.path)})
+				continue
+			}
+			changes = append(changes, change{"created", s.display(e.path)})
+		case e.prior.Exists && !e.wrote.Exists:
+			if to := movedTo(cp, e, moved); to != nil {
+				changes = append(changes, change{"moved", s.display(e.path) + " to " + s.display(to.path)})
+				continue
+			}
+			changes = append(changes, change{"deleted", s.display(e.path)})
+		case e.prior.Exists:
+			changes = append(changes, change{"edited", s.display(e.path)})
+		default:
+			changes = append(changes, change{"touched", s.display(e.path)})
+		}
+	}
+	if len(changes) == 0 {
+		return "no files changed"
+	}
+	if len(changes) <= maxListed {
+		parts := make([]string, len(changes))
+		for i, c := range changes {
+			parts[i] = c.verb + " " + c.what
+		}
+		return strings.Join(parts, ", ")
+	}
+	var verbs []string
+	count := map[string]int{}
+	for _, c := range changes {
+		if count[c.verb] == 0 {
+			verbs = append(verbs, c.verb)
+		}
+		count[c.verb]++
+	}
+	parts := make([]string, len(verbs))
+	for i, v := range verbs {
+		parts[i] = fmt.Sprintf("%s %d %s", v, count[v], plural(count[v], "file", "files"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// movedFrom finds the removed file whose content the created entry e
+// received, and marks both as told.
+func movedFrom(cp *checkpoint, e *entry, moved map[*entry]bool) *entry {
+	for _, o := range cp.entries {
+		if o != e && !moved[o] && o.wrote != nil && o.prior.Exists && !o.wrote.Exists && o.prior.SHA == e.wrote.SHA {
+			moved[o], moved[e] = true, true
+			return o
+		}
+	}
+	return nil
+}
+
+// movedTo finds the created file that received the removed entry e's content.
+func movedTo(cp *checkpoint, e *entry, moved map[*entry]bool) *entry {
+	for _, o := range cp.entries {
+		if o != e && !moved[o] && o.wrote != nil && !o.prior.Exists && o.wrote.Exists && o.wrote.SHA == e.prior.SHA {
+			moved[o], moved[e] = true, true
+			return o
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

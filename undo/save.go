@@ -1,0 +1,217 @@
+package undo
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+)
+
+// Save records path's state (its bytes and mode, or its absence) in
+// requestID's checkpoint, durably, before the request changes it. The
+// first Save of a path in a request wins: later ones keep the state from
+// before the request, and only note that another change is coming, so that
+// a crash before its Wrote cannot make undo mistake Tether's own write for
+// someone else's. It refuses directories and other non-files, so a change
+// it could not undo is never made.
+func (s *Store) Save(requestID, path string) error {
+	path, err := checkArgs(requestID, path)
+	if err != nil {
+		return err
+	}
+	return s.locked(func() error {
+		cp, err := s.current(requestID)
+		if err != nil {
+			return err
+		}
+		if e := cp.lookup(path); e != nil {
+			if e.pending || e.wrote == nil {
+				return nil
+			}
+			return s.append(cp, lazy, record{Kind: kindAgain, Path: path})
+		}
+		prior, err := s.capture(path)
+		if err != nil {
+			return err
+		}
+		rec := record{Kind: kindSave, Path: path, State: &prior}
+		if cp == nil {
+			return s.create(requestID, rec)
+		}
+		return s.append(cp, durable, rec)
+	})
+}
+
+// Wrote records what Tether left at path (its content hash and mode, or
+// its absence) right after changing it, so that undo can tell a later
+// change by someone else from Tether's own.
+func (s *Store) Wrote(requestID, path string) error {
+	path, err := checkArgs(requestID, path)
+	if err != nil {
+		return err
+	}
+	return s.locked(func() error {
+		cp, err := s.current(requestID)
+		if err != nil {
+			return err
+		}
+		if cp.lookup(path) == nil {
+			return fmt.Errorf("undo: %s was written under request %q without being saved first (or its checkpoint was undone meanwhile); call Save before changing a file", path, requestID)
+		}
+		st, err := currentState(path)
+		if err != nil {
+			return fmt.Errorf("undo: recording what was written to %s: %w", path, err)
+		}
+		return s.append(cp, lazy, record{Kind: kindWrote, Path: path, State: &st})
+	})
+}
+
+// CheckpointID returns the checkpoint holding requestID's changes, if it
+// changed anything.
+func (s *Store) CheckpointID(requestID string) (id string, ok bool) {
+	s.locked(func() error {
+		cp, err := s.latest(requestID)
+		if cp != nil && err == nil {
+			id, ok = cp.id, true
+		}
+		return err
+	})
+	return id, ok
+}
+
+func checkArgs(requestID, path string) (string, error) {
+	if requestID == "" {
+		return "", errors.New("undo: the request id is empty; every change must belong to a request")
+	}
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("undo: %q is not an absolute path", path)
+	}
+	return filepath.Clean(path), nil
+}
+
+// capture stores path's content (if any) as a blob and returns its state.
+func (s *Store) capture(path string) (fileState, error) {
+	f, st, err := openState(path)
+	if err != nil {
+		if errors.Is(err, errNotRegular) {
+			return fileState{}, fmt.Errorf("undo: cannot save %s for undo: it is not a regular file", path)
+		}
+		return fileState{}, fmt.Errorf("undo: saving %s: %w", path, err)
+	}
+	if f == nil {
+		return st, nil
+	}
+	defer f.Close()
+	if st.SHA, st.Size, err = s.blobs.put(f); err != nil {
+		return fileState{}, fmt.Errorf("undo: saving %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// current returns the checkpoint that requestID's changes go into: its
+// newest, unless that was undone (an undone checkpoint is frozen, and new
+// changes start a new one). Called with the lock held.
+func (s *Store) current(requestID string) (*checkpoint, error) {
+	cp, err := s.latest(requestID)
+	if err != nil || cp == nil || cp.undone != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// latest returns requestID's newest checkpoint, or nil. Another Store may
+// have started it, so a request not seen here is looked up on disk.
+func (s *Store) latest(requestID string) (*checkpoint, error) {
+	if id, ok := s.requests[requestID]; ok {
+		cp, err := s.load(id)
+		if err != nil {
+			return nil, err
+		}
+		if cp != nil && cp.undone == nil {
+			return cp, nil
+		}
+	}
+	cps, err := s.loadAll()
+	if err != nil {
+		return nil, err
+	}
+	for _, cp := range cps {
+		if cp.request == requestID {
+			s.requests[requestID] = cp.id
+			return cp, nil
+		}
+	}
+	delete(s.requests, requestID)
+	return nil, nil
+}
+
+// durability says whether a record must be on disk before the call that
+// adds it returns.
+type durability bool
+
+const (
+	// durable: the record protects a change about to happen (a save, content
+	// undo is about to replace) or ends one (an undo).
+	durable durability = true
+	// lazy: losing the record to a power cut only makes undo more careful,
+	// never loses content: a lost Wrote makes the path's content of unknown
+	// origin, which undo keeps before replacing. The record reaches the disk
+	// with the journal's next durable one.
+	lazy durability = false
+)
+
+func (s *Store) append(cp *checkpoint, d durability, rec record) error {
+	size, err := appendJournal(s.journalPath(cp.id), cp.goodLen, cp.size, bool(d), rec)
+	if err != nil {
+		return fmt.Errorf("undo: writing checkpoint %s: %w", cp.id, err)
+	}
+	cp.apply(rec)
+	cp.goodLen, cp.size = size, size
+	return nil
+}
+
+// create starts a new checkpoint for requestID with its first record, then
+// drops the checkpoints past the retention limit.
+func (s *Store) create(requestID string, first record) error {
+	cps, err := s.loadAll()
+	if err != nil {
+		return err
+	}
+	created := time.Now()
+	// Order must follow creation even when two checkpoints share a clock tick.
+	if len(cps) > 0 && !created.After(cps[0].created) {
+		created = cps[0].created.Add(time.Nanosecond)
+	}
+	for attempt := 0; ; attempt++ {
+		id := newID(created)
+		begin := record{Kind: kindBegin, ID: id, Request: requestID, Time: created}
+		size, err := createJournal(s.journalPath(id), begin, first)
+		if errors.Is(err, fs.ErrExist) && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("undo: starting a checkpoint: %w", err)
+		}
+		cp, _ := build([]record{begin, first})
+		cp.goodLen, cp.size = size, size
+		s.cache[id] = cp
+		s.requests[requestID] = id
+		// The checkpoint is recorded; a failed cleanup must not stop the
+		// change it protects, and the next checkpoint tries again.
+		if err := s.collect(append([]*checkpoint{cp}, cps...)); err != nil {
+			s.log.Warn("undo: removing old checkpoints", "err", err)
+		}
+		return nil
+	}
+}
+
+// newID makes a checkpoint id people can read and type: the UTC creation
+// time and a random suffix.
+func newID(t time.Time) string {
+	var b [3]byte
+	rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}

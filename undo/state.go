@@ -1,0 +1,125 @@
+package undo
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// fileState is what a path held at one moment: nothing, or a regular file
+// with this content (by SHA-256) and mode.
+type fileState struct {
+	Exists bool   `json:"exists"`
+	SHA    string `json:"sha,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	Mode   uint32 `json:"mode,omitempty"`
+}
+
+// keptModeBits are the mode bits undo puts back.
+const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+func (s fileState) mode() fs.FileMode { return fs.FileMode(s.Mode) & keptModeBits }
+
+// same reports whether two states are indistinguishable to the user.
+func (s fileState) same(o fileState) bool {
+	if s.Exists != o.Exists {
+		return false
+	}
+	return !s.Exists || (s.SHA == o.SHA && s.Size == o.Size && s.mode() == o.mode())
+}
+
+// errNotRegular marks a path that holds something undo cannot save or put
+// back: a directory, a symlink, a device.
+var errNotRegular = errors.New("not a regular file")
+
+// openState opens path for reading its state. f is nil when path does not
+// exist. The caller closes f.
+func openState(path string) (f *os.File, st fileState, err error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fileState{}, nil
+	}
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fileState{}, fmt.Errorf("%s: %w (%s)", path, errNotRegular, describeType(fi.Mode()))
+	}
+	f, err = os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fileState{}, nil
+	}
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	// Describe the file that was opened, not whatever the name held a moment ago.
+	fi, err = f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fileState{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fileState{}, fmt.Errorf("%s: %w (%s)", path, errNotRegular, describeType(fi.Mode()))
+	}
+	return f, fileState{Exists: true, Mode: uint32(fi.Mode() & keptModeBits)}, nil
+}
+
+// currentState hashes what path holds now, without storing it.
+func currentState(path string) (fileState, error) {
+	st, _, err := observe(path)
+	return st, err
+}
+
+// observe is currentState that also returns the file's identity (nil when
+// absent), to notice cheaply whether the path changed since.
+func observe(path string) (fileState, fs.FileInfo, error) {
+	f, st, err := openState(path)
+	if err != nil || f == nil {
+		return st, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fileState{}, nil, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return fileState{}, nil, err
+	}
+	st.SHA, st.Size = hexSum(h), n
+	return st, fi, nil
+}
+
+// unchangedSince reports whether path still holds the file observed as fi
+// (nil: nothing), untouched: the same file, size, time and mode.
+func unchangedSince(path string, fi fs.FileInfo) bool {
+	now, err := os.Lstat(path)
+	if fi == nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && os.SameFile(fi, now) && now.Size() == fi.Size() &&
+		now.ModTime().Equal(fi.ModTime()) && now.Mode() == fi.Mode()
+}
+
+func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
+
+func describeType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	default:
+		return "a special file"
+	}
+}
+
+func dirOf(path string) string { return filepath.Dir(path) }
