@@ -1,4 +1,44 @@
 package main
 
-// PLACEHOLDER until the daemon lands.
-func runServe(args []string) int { return 1 }
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tether-dev/tether/daemon"
+	"github.com/tether-dev/tether/logging"
+)
+
+// runServe speaks the protocol on stdin and stdout until the client sends
+// exit, stdin closes, or a signal asks the daemon to stop.
+func runServe(args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(os.Stderr, "tether serve takes no arguments (settings come in initialize), got %q\n", args)
+		return 2
+	}
+	log := logging.Open(os.Stderr)
+	defer log.Close()
+
+	// A client that goes away leaves stdout a broken pipe; the write must
+	// fail with an error, not kill the daemon before it stops its tools'
+	// processes. Notify, not Ignore: an ignored signal stays ignored in
+	// every child the tools start, and shell pipelines rely on SIGPIPE.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	out := reserveStdout()
+	defer out.Close()
+	err := daemon.Serve(ctx, os.Stdin, out, daemon.Options{Version: version, Log: log})
+	switch {
+	case err == nil, ctx.Err() != nil:
+		return 0
+	case errors.Is(err, daemon.ErrExitWithoutShutdown):
+		return 1
+	}
+	log.Logger().Error("serve failed", "err", err)
+	return 1
+}

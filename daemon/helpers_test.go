@@ -1,0 +1,280 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+	"go.uber.org/goleak"
+
+	"github.com/tether-dev/tether/daemon"
+	"github.com/tether-dev/tether/internal/rpctest"
+	"github.com/tether-dev/tether/logging"
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if buildDir != "" {
+			os.RemoveAll(buildDir)
+		}
+		os.Exit(code)
+	}))
+}
+
+// wait bounds every wait in these tests, so a bug shows as a failure
+// instead of a hung test run. Nothing is asserted about how fast anything is.
+const wait = 20 * time.Second
+
+func waitCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testTools are the tools the in-process tests serve beside read_file.
+type testTools struct {
+	started chan string  // each block call sends its tag when it starts
+	counted atomic.Int32 // runs of the count tool
+}
+
+type tagArgs struct {
+	Tag string `json:"tag,omitempty"`
+}
+
+type createArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (tt *testTools) registry() *tools.Registry {
+	block := tools.New(tools.Def[tagArgs]{
+		Name: "block", Description: "Blocks until the call is cancelled.", Risk: protocol.RiskLow, ReadOnly: true,
+		Run: func(ctx context.Context, c *tools.Call, a tagArgs) tools.Result {
+			tt.started <- a.Tag
+			<-ctx.Done()
+			return tools.Errorf("block %s was cancelled", a.Tag)
+		},
+	})
+	count := tools.New(tools.Def[tagArgs]{
+		Name: "count", Description: "Counts its runs.", Risk: protocol.RiskLow, ReadOnly: true,
+		Run: func(ctx context.Context, c *tools.Call, a tagArgs) tools.Result {
+			tt.counted.Add(1)
+			return tools.Text("counted")
+		},
+	})
+	create := tools.New(tools.Def[createArgs]{
+		Name: "create_file", Description: "Creates a file through the change executor.", Risk: protocol.RiskHigh,
+		Run: func(ctx context.Context, c *tools.Call, a createArgs) tools.Result {
+			loc, err := c.LocateWrite(a.Path)
+			if err != nil {
+				return tools.Errorf("%v", err)
+			}
+			return c.Apply(ctx, &tools.Plan{
+				Title:   "Create " + a.Path,
+				Changes: []tools.Change{{Op: tools.OpWrite, Path: loc, After: []byte(a.Content), FullyKnown: true}},
+				Done:    "created " + a.Path,
+			})
+		},
+	})
+	ask := tools.New(tools.Def[tagArgs]{
+		Name: "ask_test", Description: "Asks the user through the host.", Risk: protocol.RiskLow, ReadOnly: true,
+		Run: func(ctx context.Context, c *tools.Call, a tagArgs) tools.Result {
+			h, ok := c.Env.Host.(tools.Asker)
+			if !ok {
+				return tools.Errorf("the host cannot ask")
+			}
+			res, err := h.Ask(ctx, protocol.UserAskParams{Question: "which?", Options: []string{"a", "b"}})
+			if err != nil {
+				return tools.Errorf("%v", err)
+			}
+			if err := c.Env.Host.Notify(ctx, protocol.MethodTodoChanged, protocol.TodoChangedParams{}); err != nil {
+				return tools.Errorf("%v", err)
+			}
+			return tools.Text("answer: " + res.Answer)
+		},
+	})
+	return tools.NewRegistry(tools.ReadFile, block, count, create, ask)
+}
+
+// fixture is one daemon served in-process over two pipes, and a client.
+type fixture struct {
+	t        testing.TB
+	dir      string // the workspace folder
+	tools    *testTools
+	client   *rpctest.Client
+	in       *io.PipeWriter // the daemon's stdin, written by the client
+	cancel   context.CancelFunc
+	served   chan struct{} // closed when Serve returns
+	serveErr error
+	log      *syncBuffer
+
+	approvals chan protocol.ApprovalRequestParams
+	answer    atomic.Value // string: how the client answers approvals
+}
+
+type fixtureOptions struct {
+	maxMessageBytes int64
+}
+
+// start serves a fresh workspace; the daemon is not yet initialized.
+func start(t testing.TB, opts ...fixtureOptions) *fixture {
+	t.Helper()
+	var o fixtureOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	f := &fixture{
+		t:         t,
+		dir:       t.TempDir(),
+		tools:     &testTools{started: make(chan string, 16)},
+		served:    make(chan struct{}),
+		log:       &syncBuffer{},
+		approvals: make(chan protocol.ApprovalRequestParams, 16),
+	}
+	f.answer.Store(protocol.AnswerYes)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	f.in = inW
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	go func() {
+		err := daemon.Serve(ctx, inR, outW, daemon.Options{
+			Version:         "test-1",
+			Registry:        f.tools.registry(),
+			Log:             logging.New(f.log, slog.LevelInfo),
+			MaxMessageBytes: o.maxMessageBytes,
+		})
+		outW.Close()
+		f.serveErr = err
+		close(f.served)
+	}()
+	f.client = rpctest.NewClient(ctx, outR, inW, f.handle)
+	t.Cleanup(f.close)
+	return f
+}
+
+// handle answers the daemon's calls as an editor would.
+func (f *fixture) handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case protocol.MethodApprovalRequest:
+		var req protocol.ApprovalRequestParams
+		if err := json.Unmarshal(params, &req); err != nil {
+			return nil, err
+		}
+		f.approvals <- req
+		answer := f.answer.Load().(string)
+		if answer == "wait" {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return protocol.ApprovalRequestResult{Answer: answer}, nil
+	case protocol.MethodUserAsk:
+		return protocol.UserAskResult{Answer: "b"}, nil
+	}
+	return nil, jsonrpc2.ErrMethodNotFound
+}
+
+// close ends the input and waits for Serve and the client to finish.
+func (f *fixture) close() {
+	f.in.Close()
+	select {
+	case <-f.served:
+	case <-time.After(wait):
+		f.t.Errorf("Serve did not return after its input closed")
+	}
+	f.cancel()
+	<-f.client.Done()
+}
+
+// serveResult waits for Serve to return.
+func (f *fixture) serveResult() error {
+	f.t.Helper()
+	select {
+	case <-f.served:
+		return f.serveErr
+	case <-time.After(wait):
+		f.t.Fatal("Serve did not return")
+		return nil
+	}
+}
+
+func (f *fixture) initParams(caps protocol.ClientCapabilities, settings *protocol.Settings) protocol.InitializeParams {
+	return protocol.InitializeParams{
+		ClientInfo:       protocol.ClientInfo{Name: "test"},
+		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: uri.File(f.dir), Name: "ws"}},
+		Capabilities:     caps,
+		Settings:         settings,
+	}
+}
+
+// initialize opens the session with the approval capability.
+func (f *fixture) initialize() protocol.InitializeResult {
+	f.t.Helper()
+	var res protocol.InitializeResult
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true, AskUser: true}, nil), &res)
+	return res
+}
+
+// call makes a call that must succeed.
+func (f *fixture) call(method string, params, result any) {
+	f.t.Helper()
+	if _, err := f.client.Call(waitCtx(f.t), method, params, result); err != nil {
+		f.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// callErr makes a call that must fail with a JSON-RPC error, and returns it.
+func (f *fixture) callErr(method string, params any) *jsonrpc2.Error {
+	f.t.Helper()
+	_, err := f.client.Call(waitCtx(f.t), method, params, nil)
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) {
+		f.t.Fatalf("%s: got %v, want a JSON-RPC error", method, err)
+	}
+	return rpcErr
+}
+
+// tool runs tools/call.
+func (f *fixture) tool(name string, args any) protocol.ToolCallResult {
+	f.t.Helper()
+	var res protocol.ToolCallResult
+	f.call(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": args, "requestId": "r1"}, &res)
+	return res
+}
+
+func (f *fixture) write(rel, content string) {
+	f.t.Helper()
+	if err := os.WriteFile(filepath.Join(f.dir, rel), []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

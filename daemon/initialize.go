@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+
+	"github.com/tether-dev/tether/logging"
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/workspace"
+)
+
+// initialize opens the session: it checks the folders and settings and
+// fixes the tools' environment for the life of the connection. A rejected
+// initialize changes nothing, so the client may correct it and send it
+// again.
+func (s *server) initialize(raw json.RawMessage) (any, error) {
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state != stateNew {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received; it is sent once per connection")
+	}
+	var p protocol.InitializeParams
+	if err := decodeParams(protocol.MethodInitialize, raw, &p); err != nil {
+		return nil, err
+	}
+	env, err := s.newEnv(p)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.env, s.state = env, stateRunning
+	s.mu.Unlock()
+	s.logger.Info("initialized", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version,
+		"folders", len(p.WorkspaceFolders), "mode", env.Mode, "rg", env.RgPath)
+	return protocol.InitializeResult{
+		ServerInfo: protocol.ServerInfo{Name: "tether", Version: s.version},
+		Tools:      s.reg.Offered(env),
+	}, nil
+}
+
+// newEnv validates everything first and applies the log level last, so a
+// rejected initialize leaves no trace.
+func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
+	if len(p.WorkspaceFolders) == 0 {
+		return nil, invalidParams("initialize has no workspace folder: Tether works inside a folder, so open one in the editor and start again")
+	}
+	paths := make([]string, 0, len(p.WorkspaceFolders))
+	for _, f := range p.WorkspaceFolders {
+		path, err := folderPath(f.URI)
+		if err != nil {
+			return nil, invalidParams("workspace folder %q: %v", f.URI, err)
+		}
+		paths = append(paths, path)
+	}
+	ws, err := workspace.New(paths...)
+	if err != nil {
+		return nil, invalidParams("%v", err)
+	}
+
+	var set protocol.Settings
+	if p.Settings != nil {
+		set = *p.Settings
+	}
+	mode := set.PermissionMode
+	if mode == "" {
+		mode = protocol.ModeDefault
+	}
+	if !permission.ValidMode(mode) {
+		return nil, invalidParams("unknown settings.permissionMode %q: use one of %s", mode, strings.Join(protocol.Modes, ", "))
+	}
+	if set.TokenBudget < 0 {
+		return nil, invalidParams("settings.tokenBudget is %d: it must be a positive number of tokens, or absent for the default", set.TokenBudget)
+	}
+	if set.LogLevel != "" {
+		if _, err := logging.ParseLevel(set.LogLevel); err != nil {
+			return nil, invalidParams("settings.logLevel: %v", err)
+		}
+	}
+
+	rg, err := tools.LookRg(set.RgPath)
+	if err != nil {
+		s.logger.Warn("grep and glob will not work until ripgrep is available", "err", err)
+	}
+	if set.LogLevel != "" {
+		_ = s.log.SetLevel(set.LogLevel) // validated above
+	}
+	return &tools.Env{
+		Workspace:     ws,
+		Host:          &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
+		Mode:          mode,
+		RgPath:        rg,
+		DefaultBudget: set.TokenBudget,
+		Log:           s.logger,
+		Capabilities:  p.Capabilities,
+	}, nil
+}
+
+// folderPath turns a workspace folder's file URI into a path. uri.Filename
+// panics on anything but a file URI, so the URI is checked first.
+func folderPath(u uri.URI) (string, error) {
+	parsed, err := url.ParseRequestURI(string(u))
+	if err != nil {
+		return "", fmt.Errorf("not a URI: %v", err)
+	}
+	if parsed.Scheme != uri.FileScheme {
+		return "", fmt.Errorf("only file:// folders are supported, not %s://", parsed.Scheme)
+	}
+	if parsed.Host != "" && parsed.Host != "localhost" {
+		return "", fmt.Errorf("folders on another host (%s) are not supported", parsed.Host)
+	}
+	return u.Filename(), nil
+}

@@ -1,0 +1,99 @@
+package daemon
+
+import (
+	"context"
+	"sync"
+
+	"github.com/segmentio/encoding/json"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
+)
+
+func (s *server) toolsList(context.Context, json.RawMessage) (any, error) {
+	return protocol.ToolsListResult{Tools: s.reg.Offered(s.env)}, nil
+}
+
+func (s *server) toolsCall(ctx context.Context, raw json.RawMessage) (any, error) {
+	c, err := s.newCall(protocol.MethodToolsCall, raw)
+	if err != nil {
+		return nil, err
+	}
+	res := s.reg.Invoke(ctx, c)
+	return protocol.ToolCallResult{Content: res.Content, IsError: res.IsError, Diff: res.Diff}, nil
+}
+
+// toolsPrepare previews a call without side effects. A read-only tool is
+// not run at all: running it would do the read (and record it) just to
+// describe it, and it has nothing to approve. A tool that changes things
+// runs with Prepare set, which stops it before any change.
+func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, error) {
+	c, err := s.newCall(protocol.MethodToolsPrepare, raw)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := s.reg.Lookup(c.Name); ok && t.Info().ReadOnly {
+		info := t.Info()
+		title := info.UserDescription
+		if title == "" {
+			title = info.Name
+		}
+		return protocol.ToolPrepareResult{Title: title, Message: info.Name + " " + shortArgs(c.Args)}, nil
+	}
+	c.Prepare = true
+	res := s.reg.Invoke(ctx, c)
+	title := res.Title
+	if title == "" {
+		title = c.Name
+	}
+	return protocol.ToolPrepareResult{Title: title, Message: res.Content, NeedsApproval: res.NeedsApproval, Diff: res.Diff}, nil
+}
+
+// newCall builds a tools.Call from tools/call or tools/prepare params.
+func (s *server) newCall(method string, raw json.RawMessage) (*tools.Call, error) {
+	var p protocol.ToolCallParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, invalidParams("%s needs \"name\": the tool to run (tools/list names them)", method)
+	}
+	if p.TokenBudget < 0 {
+		return nil, invalidParams("%s: tokenBudget is %d; it must be positive, or absent for the default", method, p.TokenBudget)
+	}
+	return &tools.Call{
+		Name:      p.Name,
+		Args:      p.Arguments,
+		RequestID: p.RequestID,
+		Budget:    tools.NewBudget(p.TokenBudget, s.env.DefaultBudget),
+		Session:   s.sessions.get(p.Session),
+		Env:       s.env,
+	}, nil
+}
+
+// shortArgs renders arguments for a one-line preview.
+func shortArgs(args json.RawMessage) string {
+	const max = 200
+	if len(args) > max {
+		return string(args[:max]) + "…"
+	}
+	return string(args)
+}
+
+// sessions holds each agent's read records, by the session id its calls
+// name; the empty id is the main agent.
+type sessions struct {
+	mu sync.Mutex
+	m  map[string]*tools.Session
+}
+
+func (ss *sessions) get(id string) *tools.Session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sess := ss.m[id]
+	if sess == nil {
+		sess = tools.NewSession()
+		ss.m[id] = sess
+	}
+	return sess
+}

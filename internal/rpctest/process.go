@@ -1,0 +1,144 @@
+package rpctest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// Build compiles cmd/tether into dir and returns the binary's path.
+func Build(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "tether")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/tether-dev/tether/cmd/tether")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Daemon is a running `tether serve` and a client connected to it over its
+// stdin and stdout.
+type Daemon struct {
+	*Client
+	Cmd    *exec.Cmd
+	stderr *syncBuffer
+	stdin  *os.File
+	waited chan struct{}
+	err    error
+}
+
+// Start runs `bin serve` with env added to this process's environment, in
+// a process group of its own (so a test can tell whether anything it
+// started outlives it), and connects a client that answers the daemon's
+// calls with handle.
+func Start(ctx context.Context, bin string, env []string, handle Handler) (*Daemon, error) {
+	// Plain pipes rather than Cmd's: Cmd.Wait would close the reading end
+	// of stdout, racing the client for the daemon's last frames.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	d := &Daemon{stderr: &syncBuffer{}, stdin: inW, waited: make(chan struct{})}
+	d.Cmd = exec.Command(bin, "serve")
+	d.Cmd.Env = append(os.Environ(), env...)
+	d.Cmd.Stdin, d.Cmd.Stdout, d.Cmd.Stderr = inR, outW, d.stderr
+	d.Cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = d.Cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	d.Client = NewClient(ctx, outR, inW, handle)
+	go func() {
+		d.err = d.Cmd.Wait()
+		close(d.waited)
+	}()
+	return d, nil
+}
+
+// Pid is the daemon's process id (and its process group's).
+func (d *Daemon) Pid() int { return d.Cmd.Process.Pid }
+
+// Stderr is everything the daemon wrote to stderr so far.
+func (d *Daemon) Stderr() string { return d.stderr.String() }
+
+// Exited is closed when the daemon process has ended.
+func (d *Daemon) Exited() <-chan struct{} { return d.waited }
+
+// CloseStdin closes the daemon's stdin: the end of its input.
+func (d *Daemon) CloseStdin() error { return d.stdin.Close() }
+
+// Wait waits for the daemon to exit and returns its exit status.
+func (d *Daemon) Wait(ctx context.Context) (int, error) {
+	select {
+	case <-d.waited:
+	case <-ctx.Done():
+		return -1, fmt.Errorf("the daemon did not exit: %w", ctx.Err())
+	}
+	var exit *exec.ExitError
+	if errors.As(d.err, &exit) {
+		return exit.ExitCode(), nil
+	}
+	return d.Cmd.ProcessState.ExitCode(), d.err
+}
+
+// Kill ends the daemon and anything left in its process group.
+func (d *Daemon) Kill() {
+	_ = syscall.Kill(-d.Pid(), syscall.SIGKILL)
+	<-d.waited
+	d.stdin.Close()
+}
+
+// GroupAlive reports whether any process is left in the daemon's process
+// group (the daemon itself, or a child it started and did not stop).
+func (d *Daemon) GroupAlive() bool {
+	return syscall.Kill(-d.Pid(), 0) == nil
+}
+
+// ProcessAlive reports whether pid exists and is not a zombie.
+func ProcessAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: kill(0) is all we know
+	}
+	// The state follows the command name, which is in parentheses.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
