@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -73,7 +75,9 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	if fi.Size() > MaxReadBytes && !ranged {
 		return Errorf("%s is %s, over read_file's 2 MB limit for a whole-file read. Read a part with offset and limit (for example offset=1, limit=200), or use grep to find the lines you need", name, humanBytes(fi.Size()))
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() { br.Reset(nil); readers.Put(br) }()
 	head, _ := br.Peek(8000)
 	if textfile.IsBinary(head) {
 		return Errorf("%s is a binary file (%s); read_file shows text only", name, humanBytes(fi.Size()))
@@ -83,13 +87,17 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	budget := c.Budget.OutputChars()
 	lineCap := max(budget/2, 200)
 	var out strings.Builder
+	// Room for the whole file plus gutters, within the budget: one allocation.
+	out.Grow(int(min(fi.Size()+fi.Size()/8+64, int64(budget))))
 	first, last, total := 0, 0, 0
 	cutLines, invalid, stopped := 0, false, false
+	var lineBuf []byte
 	for {
 		if total%4096 == 0 && ctx.Err() != nil {
 			return cancelled("read_file")
 		}
-		line, full, err := readLine(br, lineCap)
+		line, full, err := readLine(br, lineBuf, lineCap)
+		lineBuf = line
 		if err != nil && len(line) == 0 && full == 0 {
 			if errors.Is(err, io.EOF) {
 				break
@@ -103,19 +111,19 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 		if total < offset || stopped || (a.Limit > 0 && total >= offset+a.Limit) {
 			continue
 		}
-		text := strings.TrimSuffix(string(line), "\r")
+		text := bytes.TrimSuffix(line, []byte("\r"))
+		var cut string
 		if full > len(line) {
-			text = cutUTF8(text)
-			text += fmt.Sprintf(" … [line cut: %d of %d bytes shown; use grep to search it]", len(line), full)
+			text = []byte(cutUTF8(string(text)))
+			cut = fmt.Sprintf(" … [line cut: %d of %d bytes shown; use grep to search it]", len(line), full)
 			cutLines++
 		}
-		if !invalid {
-			if ok, _ := textfile.ValidUTF8([]byte(text)); !ok {
-				invalid = true
-			}
+		if !invalid && !utf8.Valid(text) {
+			invalid = true
 		}
-		entry := strconv.Itoa(total) + "\t" + text + "\n"
-		if out.Len()+len(entry) > budget-300 && first != 0 {
+		var num [20]byte
+		gutter := strconv.AppendInt(num[:0], int64(total), 10)
+		if out.Len()+len(gutter)+len(text)+len(cut)+2 > budget-300 && first != 0 {
 			stopped = true
 			continue
 		}
@@ -123,7 +131,11 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 			first = total
 		}
 		last = total
-		out.WriteString(entry)
+		out.Write(gutter)
+		out.WriteByte('\t')
+		out.Write(text)
+		out.WriteString(cut)
+		out.WriteByte('\n')
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -153,10 +165,15 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	return Text(out.String())
 }
 
-// readLine reads one line (without its '\n') keeping at most limit bytes of
-// it, and reports the line's full length, so a 2 MB single line costs
+// readers recycles read buffers: a read_file call is frequent and small, and
+// a fresh 64 KB buffer each time costs more than the read itself.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// readLine reads one line (without its '\n') into buf, keeping at most
+// limit bytes of it, and reports the line's full length, so a 2 MB single line costs
 // limit bytes of memory, not 2 MB.
-func readLine(br *bufio.Reader, limit int) (line []byte, full int, err error) {
+func readLine(br *bufio.Reader, buf []byte, limit int) (line []byte, full int, err error) {
+	line = buf[:0]
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n := len(chunk)
