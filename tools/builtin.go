@@ -11,5 +11,10 @@ func Builtin() *Registry {
 		Problems,
 		Todo,
 		AskUser,
+		WriteFile,
+		EditFile,
+		MultiEdit,
+		MoveFile,
+		DeleteFile,
 	)
 }

@@ -47,6 +47,9 @@ type Change struct {
 	// FullyKnown says the agent knows every line of After (it wrote them
 	// all, or had read the whole file), for the read record afterwards.
 	FullyKnown bool
+	// Unseen says the user rewrote After when approving it: the agent has
+	// not seen the result, so its read record is dropped.
+	Unseen bool
 }
 
 // Plan is what a file-changing tool intends: its changes, a title for the
@@ -234,7 +237,7 @@ func (c *Call) approve(ctx context.Context, p *Plan, d string) (Result, bool) {
 			ch := &p.Changes[0]
 			if *ans.Content != string(ch.After) {
 				ch.After = []byte(*ans.Content)
-				ch.FullyKnown = false
+				ch.FullyKnown, ch.Unseen = false, true
 				p.Done += " The user edited your proposed change before approving it: the file now holds their version. Read it again before editing it further."
 			}
 		}
@@ -308,8 +311,10 @@ func (c *Call) applyOne(ch Change) error {
 			return err
 		}
 		c.wrote(ch.Path.Real)
-		if fi, err := os.Stat(ch.Path.Real); err == nil {
+		if fi, err := os.Stat(ch.Path.Real); err == nil && !ch.Unseen {
 			c.Session.AfterWrite(ch.Path.Real, fi, textfile.CountLines(ch.After), ch.FullyKnown)
+		} else {
+			c.Session.Forget(ch.Path.Real)
 		}
 	case OpDelete:
 		if err := c.checkpoint(ch.Path.Real); err != nil {

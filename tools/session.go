@@ -102,6 +102,11 @@ func (s *Session) AfterWrite(path string, fi fs.FileInfo, totalLines int, full b
 	defer s.mu.Unlock()
 	r := s.reads[path]
 	if r == nil {
+		if !full {
+			// Nothing seen before and not every line known now (an append
+			// to an unread file): no record, so an edit still needs a read.
+			return
+		}
 		r = &ReadRecord{}
 		s.reads[path] = r
 	}

@@ -1,0 +1,179 @@
+package tools
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tether-dev/tether/edit"
+	"github.com/tether-dev/tether/textfile"
+	"github.com/tether-dev/tether/workspace"
+)
+
+// maxChangeBytes is the largest file the file-changing tools load: an edit
+// holds the old and new content, its diff and the approval's copies in
+// memory at once.
+const maxChangeBytes = 64 << 20
+
+// readNeed is what the agent must have read of a file before a change.
+type readNeed int
+
+const (
+	noRead   readNeed = iota // appending touches nothing already there
+	someRead                 // an edit: any part, so it has seen the file
+	fullRead                 // an overwrite or a delete: every line
+)
+
+// current is an existing file as a change found it.
+type current struct {
+	info fs.FileInfo
+	// data is the file's bytes as on disk; a change must find exactly these
+	// when it is applied.
+	data []byte
+	// bom says data starts with a UTF-8 byte-order mark; text is data
+	// without it, which is what the agent saw through read_file.
+	bom  bool
+	text []byte
+}
+
+// loadForChange reads an existing file a tool is about to change, after the
+// guardrails every such change shares: a regular text file, read as much as
+// need says, and unchanged since.
+func (c *Call) loadForChange(loc workspace.Location, verb string, need readNeed) (current, error) {
+	name := c.Env.Workspace.Rel(loc.Abs)
+	fi, err := statFile(loc, name)
+	if err != nil {
+		return current{}, err
+	}
+	if fi.Size() > maxChangeBytes {
+		return current{}, fmt.Errorf("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, humanBytes(fi.Size()), humanBytes(maxChangeBytes), verb)
+	}
+	if binary, err := sniffBinary(loc.Real); err != nil {
+		return current{}, fmt.Errorf("cannot read %s: %v", name, err)
+	} else if binary {
+		return current{}, fmt.Errorf("%s is a binary file, which read_file cannot show, so Tether will not %s it; Tether changes text files only. Ask the user if it must change", name, verb)
+	}
+	if need != noRead {
+		if err := c.RequireRead(loc, fi, need == fullRead, verb); err != nil {
+			return current{}, err
+		}
+	}
+	data, err := os.ReadFile(loc.Real)
+	if err != nil {
+		return current{}, fmt.Errorf("cannot read %s: %v", name, err)
+	}
+	// The file may change between the read-record check and the read; what
+	// was read must be what the agent saw.
+	if now, err := os.Stat(loc.Real); err != nil || !now.ModTime().Equal(fi.ModTime()) || now.Size() != int64(len(data)) {
+		return current{}, fmt.Errorf("%s changed on disk while Tether was reading it; read it again with read_file, then redo the change", name)
+	}
+	text := textfile.StripBOM(data)
+	return current{info: fi, data: data, bom: len(text) < len(data), text: text}, nil
+}
+
+// withBOM puts back the byte-order mark the file had.
+func (cur current) withBOM(text []byte) []byte {
+	if !cur.bom {
+		return text
+	}
+	return append([]byte(textfile.BOM), text...)
+}
+
+// sniffBinary reads the start of a file to tell text from binary, without
+// loading a large file whole.
+func sniffBinary(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 8000)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, err
+	}
+	return textfile.IsBinary(head[:n]), nil
+}
+
+// convertEOL writes s with the line ending eol, whatever s used.
+func convertEOL(s, eol string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if eol == "\r\n" {
+		s = strings.ReplaceAll(s, "\n", "\r\n")
+	}
+	return s
+}
+
+// hasLineBreak reports whether b has any line break, so its ending is known.
+func hasLineBreak(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 }
+
+// Caps on the excerpt of changed lines shown after an edit.
+const (
+	maxSnippetLines     = 16
+	maxSnippetLineBytes = 240
+)
+
+// snippet shows the lines around span of text in read_file's gutter, so the
+// model can check an edit without reading the file again. It starts from
+// the span's offset, so it costs the same at the end of a large file as at
+// its start.
+func snippet(text []byte, span edit.Span) string {
+	from := max(1, span.Start-2)
+	to := min(max(span.End, span.Start-1)+2, from+maxSnippetLines-1)
+	// Step back from the start of the span's line to the start of line from.
+	p := bytes.LastIndexByte(text[:span.Offset], '\n') + 1
+	for line := span.Start; line > from; line-- {
+		p = bytes.LastIndexByte(text[:p-1], '\n') + 1
+	}
+	var b strings.Builder
+	for line := from; line <= to && p < len(text); line++ {
+		next := len(text)
+		if i := bytes.IndexByte(text[p:], '\n'); i >= 0 {
+			next = p + i + 1
+		}
+		l := strings.TrimSuffix(strings.TrimSuffix(string(text[p:next]), "\n"), "\r")
+		if len(l) > maxSnippetLineBytes {
+			l = cutUTF8(l[:maxSnippetLineBytes]) + " …"
+		}
+		b.WriteString(strconv.Itoa(line) + "\t" + l + "\n")
+		p = next
+	}
+	return b.String()
+}
+
+// locatePlainFile resolves a path that must name a regular file itself,
+// inside the workspace: not a folder (dirAdvice says what to do instead),
+// and not a symbolic link, because moving or deleting through a link would
+// act on whatever it points to rather than on the path the model named.
+func (c *Call) locatePlainFile(arg, verb, dirAdvice string) (workspace.Location, fs.FileInfo, error) {
+	abs, err := c.Env.Workspace.Abs(arg)
+	if err != nil {
+		return workspace.Location{}, nil, err
+	}
+	name := c.Env.Workspace.Rel(abs)
+	if li, err := os.Lstat(abs); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(abs)
+		return workspace.Location{}, nil, fmt.Errorf("%s is a symbolic link (to %s); Tether will not %s a link, nor what it points to. Ask the user if the link itself should change", name, target, verb)
+	}
+	loc, err := c.LocateWrite(arg)
+	if err != nil {
+		return loc, nil, err
+	}
+	fi, err := os.Lstat(loc.Real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return loc, nil, fmt.Errorf("%s does not exist. Check the path with glob or list_dir", name)
+	case err != nil:
+		return loc, nil, fmt.Errorf("cannot open %s: %v", name, err)
+	case fi.IsDir():
+		return loc, nil, fmt.Errorf("%s is a directory; %s", name, dirAdvice)
+	case !fi.Mode().IsRegular():
+		return loc, nil, fmt.Errorf("%s is not a regular file (%s); Tether will not %s it", name, fi.Mode().Type(), verb)
+	}
+	return loc, fi, nil
+}
