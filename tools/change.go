@@ -155,99 +155,172 @@ func (c *Call) action(p *Plan) permission.Action {
 	return a
 }
 
-// Apply runs a plan through the guardrails every change shares: the
-// permission mode, the user's approval, a last check that nothing changed
-// underneath, the undo checkpoint, and an atomic write. In a preview it
-// only describes what would happen.
+// Apply runs a plan through the guardrails every change shares: unsaved
+// editor buffers, the permission mode, the user's approval (who may keep
+// only some hunks or rewrite the proposal), a last check that nothing
+// changed underneath, the undo checkpoint, and an atomic write. In dryRun
+// mode the plan is staged instead of written; in a preview it is only
+// described.
 func (c *Call) Apply(ctx context.Context, p *Plan) Result {
+	if err := c.refuseDirty(p); err != nil {
+		return Errorf("nothing was written: %v", err)
+	}
 	d := c.planDiff(p)
-	decision, reason := permission.Decide(c.Env.Mode, c.action(p))
-	if decision == permission.Deny {
-		return Result{Content: reason, IsError: true, Diff: d, Title: p.Title}
+	if c.Env.Mode == protocol.ModeDryRun {
+		if c.Prepare {
+			return Result{Title: p.Title, Content: p.Title + " (dry run: it would be staged, not written)", Diff: d}
+		}
+		return c.stage(p, d)
+	}
+	v := c.Authorize(ctx, c.changeStep(p, d))
+	if !v.Allowed {
+		r := v.Refusal
+		r.Diff, r.Title = d, p.Title
+		return r
 	}
 	if c.Prepare {
-		return Result{Title: p.Title, Content: p.Title, Diff: d, NeedsApproval: decision == permission.Ask}
+		return Result{Title: p.Title, Content: p.Title, Diff: d, NeedsApproval: v.Asked}
 	}
-	if decision == permission.Ask {
-		if r, ok := c.approve(ctx, p, d); !ok {
+	if v.Asked {
+		if r, ok := c.takeAnswer(p, v.Answer); !ok {
 			return r
 		}
+		d = c.planDiff(p)
 	}
-
-	var paths []string
-	for _, ch := range p.Changes {
-		paths = append(paths, ch.Path.Real)
-		if ch.Op == OpMove {
-			paths = append(paths, ch.From.Real)
-		}
-	}
-	defer fileLocks.lock(paths)()
-
-	for _, ch := range p.Changes {
-		if err := verifyUnchanged(ch); err != nil {
-			return Errorf("nothing was written: %v", err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return Errorf("cancelled before writing; nothing was changed")
-	}
-	for _, ch := range p.Changes {
-		if err := c.applyOne(ch); err != nil {
-			return Result{Content: fmt.Sprintf("writing %s failed: %v. The file is as it was before this call.", c.Env.Workspace.Rel(ch.Path.Abs), err), IsError: true, Diff: d}
-		}
-	}
-	return Result{Content: p.Done, Diff: d, Title: p.Title}
+	return c.write(ctx, p, d)
 }
 
-// approve asks the user. ok is false when the plan must not be applied;
-// the result then says why, in words the model cannot mistake for success.
-func (c *Call) approve(ctx context.Context, p *Plan, d string) (Result, bool) {
-	if c.Env.Host == nil {
-		return Errorf("%s needs the user's approval and nobody can be asked here; nothing was changed. Ask the user to allow it (for example, run with --yes or in acceptEdits mode).", c.Name), false
-	}
-	req := protocol.ApprovalRequestParams{
-		RequestID:   c.RequestID,
-		Tool:        c.Name,
-		Title:       p.Title,
-		Kind:        protocol.ApprovalEdit,
-		Diff:        d,
-		AlwaysScope: "file changes inside this workspace",
-	}
-	if a := c.action(p); a.Outside {
-		req.Kind = protocol.ApprovalOutside
-		req.AlwaysScope = "changes in " + filepath.Dir(p.Changes[0].Path.Real)
-	}
+// changeStep describes a plan for Authorize. For a single file's new
+// content the user is also given the hunks, to keep or drop one by one.
+func (c *Call) changeStep(p *Plan, d string) Step {
+	req := protocol.ApprovalRequestParams{Title: p.Title, Kind: protocol.ApprovalEdit, Diff: d}
 	if len(p.Changes) == 1 {
 		ch := p.Changes[0]
 		req.Path = ch.Path.Abs
 		if ch.Op == OpWrite {
 			req.Original, req.Proposed = string(ch.Before), string(ch.After)
+			req.Hunks = wireHunks(diff.Hunks(ch.Before, ch.After))
 		}
 	}
-	ans, err := c.Env.Host.Approve(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Errorf("cancelled while waiting for approval; nothing was changed"), false
-		}
-		return Errorf("%s needs the user's approval, which could not be asked (%v); nothing was changed.", c.Name, err), false
+	a := c.action(p)
+	if a.Outside {
+		req.Kind = protocol.ApprovalOutside
 	}
-	switch ans.Answer {
-	case protocol.AnswerYes, protocol.AnswerAlways:
-		if ans.Content != nil && len(p.Changes) == 1 && p.Changes[0].Op == OpWrite {
-			ch := &p.Changes[0]
-			if *ans.Content != string(ch.After) {
-				ch.After = []byte(*ans.Content)
-				ch.FullyKnown, ch.Unseen = false, true
-				p.Done += " The user edited your proposed change before approving it: the file now holds their version. Read it again before editing it further."
-			}
+	return Step{Request: req, Action: a, Always: &permission.Rule{Kind: req.Kind}}
+}
+
+// wireHunks converts diff hunks to the protocol's form.
+func wireHunks(hs []diff.Hunk) []protocol.Hunk {
+	out := make([]protocol.Hunk, len(hs))
+	for i, h := range hs {
+		lines := make([]string, len(h.Lines))
+		for j, l := range h.Lines {
+			lines[j] = string(l.Kind) + strings.TrimRight(l.Text, "\r\n")
 		}
+		out[i] = protocol.Hunk{ID: h.ID, OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Lines: lines}
+	}
+	return out
+}
+
+// takeAnswer applies what the user did in the approval: kept only some
+// hunks, or rewrote the proposal. The model is told exactly what was
+// written instead of what it asked for. ok is false when nothing is left
+// to write.
+func (c *Call) takeAnswer(p *Plan, ans protocol.ApprovalRequestResult) (Result, bool) {
+	if len(p.Changes) != 1 || p.Changes[0].Op != OpWrite {
 		return Result{}, true
-	case protocol.AnswerSkip:
-		return Errorf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", p.Title), false
-	case protocol.AnswerNo:
-		return Errorf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", p.Title), false
 	}
-	return Errorf("the approval answer %q is not one of yes, always, skip, no; nothing was changed", ans.Answer), false
+	ch := &p.Changes[0]
+	switch {
+	case ans.Content != nil:
+		final := []byte(*ans.Content)
+		if bytes.Equal(final, ch.After) {
+			return Result{}, true
+		}
+		changed := diff.Unified("your proposal", "what the user approved", ch.After, final)
+		ch.After, ch.FullyKnown, ch.Unseen = final, false, true
+		p.Done += "\nThe user edited your proposed change before approving it, so the file holds their version. How it differs from what you proposed:\n" +
+			CapHeadTail(changed, c.Budget.OutputChars()/4) + "Read the file again before changing it further."
+	case ans.Hunks != nil:
+		hunks := diff.Hunks(ch.Before, ch.After)
+		kept, dropped, err := splitHunks(hunks, ans.Hunks)
+		if err != nil {
+			return Errorf("the approval answer was not usable (%v), so nothing was written", err), false
+		}
+		if len(kept) == 0 {
+			return Errorf("The user dropped every hunk of this change: %s did not happen and nothing was written. Carry on without it, and do not report it as done.", p.Title), false
+		}
+		if len(dropped) == 0 {
+			return Result{}, true
+		}
+		ch.After, ch.FullyKnown, ch.Unseen = diff.ApplyHunks(ch.Before, hunks, kept), false, true
+		p.Done += fmt.Sprintf("\nThe user kept only part of your change: hunk(s) %s of %d were written and hunk(s) %s were dropped, so those lines are as they were. The diff is what was written. Read the file again before changing it further.",
+			joinInts(kept), len(hunks), joinInts(dropped))
+	}
+	return Result{}, true
+}
+
+// splitHunks checks the kept IDs against the hunks and lists the dropped ones.
+func splitHunks(hunks []diff.Hunk, keep []int) (kept, dropped []int, err error) {
+	want := map[int]bool{}
+	for _, id := range keep {
+		if id < 1 || id > len(hunks) {
+			return nil, nil, fmt.Errorf("it keeps hunk %d, but the change has %d", id, len(hunks))
+		}
+		want[id] = true
+	}
+	for _, h := range hunks {
+		if want[h.ID] {
+			kept = append(kept, h.ID)
+		} else {
+			dropped = append(dropped, h.ID)
+		}
+	}
+	return kept, dropped, nil
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// write applies an authorised plan: lock, compare, checkpoint, write. Then,
+// outside the locks, it waits briefly for the editor's fresh diagnostics.
+func (c *Call) write(ctx context.Context, p *Plan, d string) Result {
+	var paths, written []string
+	for _, ch := range p.Changes {
+		paths = append(paths, ch.Path.Real)
+		switch ch.Op {
+		case OpMove:
+			paths = append(paths, ch.From.Real)
+			written = append(written, ch.Path.Real)
+		case OpWrite:
+			written = append(written, ch.Path.Real)
+		}
+	}
+	unlock := fileLocks.lock(paths)
+	for _, ch := range p.Changes {
+		if err := verifyUnchanged(ch); err != nil {
+			unlock()
+			return Errorf("nothing was written: %v", err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		unlock()
+		return Errorf("cancelled before writing; nothing was changed")
+	}
+	watch := c.watchProblems(written)
+	for _, ch := range p.Changes {
+		if err := c.applyOne(ch); err != nil {
+			unlock()
+			return Result{Content: fmt.Sprintf("writing %s failed: %v. The file is as it was before this call.", c.Env.Workspace.Rel(ch.Path.Abs), err), IsError: true, Diff: d}
+		}
+	}
+	unlock()
+	return Result{Content: p.Done + watch.report(ctx), Diff: d, Title: p.Title}
 }
 
 // verifyUnchanged refuses a change whose file moved on since it was planned

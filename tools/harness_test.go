@@ -15,6 +15,7 @@ import (
 type fakeHost struct {
 	answer   string
 	content  *string
+	hunks    []int
 	requests []protocol.ApprovalRequestParams
 
 	notes     []note
@@ -24,7 +25,7 @@ type fakeHost struct {
 
 func (h *fakeHost) Approve(_ context.Context, req protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error) {
 	h.requests = append(h.requests, req)
-	return protocol.ApprovalRequestResult{Answer: h.answer, Content: h.content}, nil
+	return protocol.ApprovalRequestResult{Answer: h.answer, Content: h.content, Hunks: h.hunks}, nil
 }
 
 // Notify records notifications.

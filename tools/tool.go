@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/diagnostics"
 	"github.com/tether-dev/tether/permission"
 	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/staging"
 	"github.com/tether-dev/tether/workspace"
 )
 
@@ -60,10 +61,15 @@ type Env struct {
 	// Diagnostics is the editor's diagnostics as the client publishes them;
 	// nil when the client sends none.
 	Diagnostics *diagnostics.Store
+	// Dirty is the set of files with unsaved editor changes; nil means none known.
+	Dirty *DirtyFiles
+	// Staging keeps dryRun-mode changes until the user applies them.
+	Staging *staging.Store
 	// Rules are the project's saved "always" answers; nil means none.
 	Rules *permission.Rules
 	// SettleTime is how long a change waits for the editor to publish fresh
-	// diagnostics for the files it changed.
+	// diagnostics for the files it changed: zero means DefaultSettleTime,
+	// negative means do not wait.
 	SettleTime time.Duration
 }
 

@@ -1,0 +1,211 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	lsp "go.lsp.dev/protocol"
+
+	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/staging"
+)
+
+// threeHunks is a file where an edit of lines 1, 20 and 40 gives three hunks.
+func threeHunks(h *harness) (orig string, args map[string]any) {
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, "line "+strings.Repeat("x", i%3)+strconv.Itoa(i))
+	}
+	orig = strings.Join(lines, "\n") + "\n"
+	h.write("f.txt", orig)
+	h.readWhole("f.txt")
+	edits := []map[string]any{
+		{"old_string": lines[0] + "\n", "new_string": "FIRST\n"},
+		{"old_string": lines[19] + "\n", "new_string": "MIDDLE\n"},
+		{"old_string": lines[39] + "\n", "new_string": "LAST\n"},
+	}
+	return orig, map[string]any{"path": "f.txt", "edits": edits}
+}
+
+func TestApprovalOffersHunksAndKeepsOnlyTheChosen(t *testing.T) {
+	h := newHarness(t)
+	_, args := threeHunks(h)
+	h.host.hunks = []int{1, 3}
+	got := h.ok("multi_edit", args)
+	req := h.host.requests[0]
+	if len(req.Hunks) != 3 || req.Hunks[1].Lines[0] == "" {
+		t.Fatalf("approval offered %d hunks: %+v", len(req.Hunks), req.Hunks)
+	}
+	text := h.read("f.txt")
+	if !strings.HasPrefix(text, "FIRST\n") || !strings.HasSuffix(text, "LAST\n") || strings.Contains(text, "MIDDLE") || !strings.Contains(text, "line xx20\n") {
+		t.Fatalf("file after a dropped middle hunk:\n%s", text)
+	}
+	if !strings.Contains(got, "hunk(s) 1, 3 of 3 were written") || !strings.Contains(got, "hunk(s) 2 were dropped") {
+		t.Fatalf("the model was not told what the user kept: %s", got)
+	}
+	if h.sess.Lookup(filepath.Join(h.dir, "f.txt")) != nil {
+		t.Fatal("after a partial approval the agent must read the file again")
+	}
+}
+
+func TestApprovalDroppingEveryHunkWritesNothing(t *testing.T) {
+	h := newHarness(t)
+	orig, args := threeHunks(h)
+	h.host.hunks = []int{}
+	if msg := h.fail("multi_edit", args); !strings.Contains(msg, "dropped every hunk") || !strings.Contains(msg, "did not happen") {
+		t.Fatal(msg)
+	}
+	if h.read("f.txt") != orig {
+		t.Fatal("file changed although every hunk was dropped")
+	}
+	h.host.hunks = []int{7}
+	if msg := h.fail("multi_edit", args); !strings.Contains(msg, "has 3") {
+		t.Fatal(msg)
+	}
+}
+
+func TestApprovalWithUserRewrittenContentReportsTheDifference(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", "one\ntwo\n")
+	h.readWhole("a.txt")
+	mine := "one\nTWO (the user's words)\n"
+	h.host.content = &mine
+	got := h.ok("edit_file", editArgs("a.txt", "two", "2"))
+	if h.read("a.txt") != mine {
+		t.Fatalf("file = %q", h.read("a.txt"))
+	}
+	if !strings.Contains(got, "-2") || !strings.Contains(got, "+TWO (the user's words)") {
+		t.Fatalf("the model was not shown how the user's version differs: %s", got)
+	}
+}
+
+func TestAlwaysIsSavedAndSensitivePathsStillAsk(t *testing.T) {
+	h := newHarness(t)
+	rules, err := permission.LoadRules(filepath.Join(t.TempDir(), "allow.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env.Rules = rules
+	h.host.answer = protocol.AnswerAlways
+	h.ok("write_file", map[string]any{"path": "a.txt", "content": "a\n"})
+	if len(rules.List()) != 1 {
+		t.Fatalf("always was not saved: %+v", rules.List())
+	}
+	h.host.answer = protocol.AnswerNo // would refuse, if it were asked
+	h.ok("write_file", map[string]any{"path": "b.txt", "content": "b\n"})
+	if len(h.host.requests) != 1 {
+		t.Fatalf("asked again after always: %d requests", len(h.host.requests))
+	}
+	if msg := h.fail("write_file", map[string]any{"path": ".vscode/settings.json", "content": "{}\n"}); !strings.Contains(msg, "declined") {
+		t.Fatalf("a sensitive path must still ask: %s", msg)
+	}
+	h.env.Mode = protocol.ModeAcceptEdits
+	if msg := h.fail("write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "x\n"}); !strings.Contains(msg, "declined") {
+		t.Fatalf("acceptEdits must still ask for .git internals: %s", msg)
+	}
+}
+
+func TestNoHostMeansRefusedNotAllowed(t *testing.T) {
+	h := newHarness(t)
+	h.env.Host = nil
+	if msg := h.fail("write_file", map[string]any{"path": "a.txt", "content": "a\n"}); !strings.Contains(msg, "nobody can be asked") {
+		t.Fatal(msg)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "a.txt")); err == nil {
+		t.Fatal("written without approval")
+	}
+}
+
+func TestDryRunStagesAndAppliesLater(t *testing.T) {
+	h := newHarness(t)
+	h.env.Mode = protocol.ModeDryRun
+	h.env.Staging = staging.Open(t.TempDir())
+	h.write("a.txt", "old\r\n")
+	h.readWhole("a.txt")
+	got := h.ok("edit_file", editArgs("a.txt", "old", "new"))
+	if h.read("a.txt") != "old\r\n" || !strings.Contains(got, "staged as") {
+		t.Fatalf("dry run wrote the file or did not say so: %q / %s", h.read("a.txt"), got)
+	}
+	if len(h.host.requests) != 0 {
+		t.Fatal("a dry run must not ask")
+	}
+	list, _ := h.env.Staging.List()
+	if len(list) != 1 || !strings.Contains(list[0].Diff, "+new") {
+		t.Fatalf("staged: %+v", list)
+	}
+	c := &Call{Name: "staged/apply", RequestID: "r2", Budget: NewBudget(0, 0), Session: h.sess, Env: h.env}
+	if r := c.ApplyStaged(context.Background(), list[0]); r.IsError || h.read("a.txt") != "new\r\n" {
+		t.Fatalf("apply: %+v, file %q", r, h.read("a.txt"))
+	}
+	// Staged against content that has since changed: refused, nothing lost.
+	h.readWhole("a.txt")
+	h.ok("edit_file", editArgs("a.txt", "new", "newer"))
+	list, _ = h.env.Staging.List()
+	h.write("a.txt", "the user's own edit\n")
+	if r := c.ApplyStaged(context.Background(), list[len(list)-1]); !r.IsError || !strings.Contains(r.Content, "changed on disk") {
+		t.Fatalf("stale staged change applied: %+v", r)
+	}
+	if h.read("a.txt") != "the user's own edit\n" {
+		t.Fatal("the user's edit was lost")
+	}
+}
+
+func TestUnsavedEditorBufferBlocksTheChange(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", "old\n")
+	h.readWhole("a.txt")
+	h.env.Dirty = &DirtyFiles{}
+	h.env.Dirty.Set([]string{filepath.Join(h.dir, "a.txt")})
+	if msg := h.fail("edit_file", editArgs("a.txt", "old", "new")); !strings.Contains(msg, "unsaved changes in the editor") {
+		t.Fatal(msg)
+	}
+	h.env.Dirty.Set(nil)
+	h.ok("edit_file", editArgs("a.txt", "old", "new"))
+}
+
+func TestFreshProblemsAfterAChange(t *testing.T) {
+	h := newHarness(t)
+	st := diagnostics.NewStore()
+	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
+	h.env.SettleTime = 5 * time.Second
+	path := h.write("a.go", "package a\n")
+	h.readWhole("a.go")
+	old := lsp.Diagnostic{Severity: 2, Message: "old warning", Range: lsp.Range{Start: lsp.Position{Line: 0}}}
+	st.Publish(path, []lsp.Diagnostic{old})
+
+	// The editor publishes after the write: the new problem is reported,
+	// the one that was already there is not.
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "broken") {
+				st.Publish(path, []lsp.Diagnostic{old, {Severity: 1, Message: "undefined: broken", Range: lsp.Range{Start: lsp.Position{Line: 1, Character: 4}}}})
+				return
+			}
+		}
+	}()
+	got := h.ok("edit_file", editArgs("a.go", "package a\n", "package a\nvar x = broken\n"))
+	close(stop)
+	if !strings.Contains(got, "a.go:2:5: error: undefined: broken") || strings.Contains(got, "old warning") {
+		t.Fatalf("fresh problems: %s", got)
+	}
+
+	// No publish after the write: nothing stale is reported as fresh.
+	h.env.SettleTime = 30 * time.Millisecond
+	got = h.ok("edit_file", editArgs("a.go", "broken", "fixed"))
+	if strings.Contains(got, "undefined: broken") || !strings.Contains(got, "no fresh diagnostics") {
+		t.Fatalf("stale publish reported as fresh: %s", got)
+	}
+}

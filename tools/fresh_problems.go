@@ -1,0 +1,82 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	lsp "go.lsp.dev/protocol"
+
+	"github.com/tether-dev/tether/diagnostics"
+)
+
+// DefaultSettleTime is how long a change waits for the editor's fresh
+// diagnostics when the settings name no other.
+const DefaultSettleTime = 1500 * time.Millisecond
+
+// problemWatch remembers the diagnostics of the files a change is about to
+// write, so that afterwards only the problems the change introduced are
+// reported, and only from a publish that came after the write.
+type problemWatch struct {
+	c      *Call
+	seq    uint64
+	paths  []string
+	before map[string][]lsp.Diagnostic
+}
+
+// watchProblems is called just before writing. It returns nil when the
+// client sends no diagnostics.
+func (c *Call) watchProblems(paths []string) *problemWatch {
+	st := c.Env.Diagnostics
+	if st == nil || !c.Env.Capabilities.Diagnostics || len(paths) == 0 || c.Env.SettleTime < 0 {
+		return nil
+	}
+	w := &problemWatch{c: c, seq: st.Seq(), paths: paths, before: map[string][]lsp.Diagnostic{}}
+	for _, p := range paths {
+		w.before[p], _ = st.File(p)
+	}
+	return w
+}
+
+// report waits up to the settle time for fresh diagnostics of the written
+// files and describes the new problems, or says none came.
+func (w *problemWatch) report(ctx context.Context) string {
+	if w == nil {
+		return ""
+	}
+	settle := w.c.Env.SettleTime
+	if settle == 0 {
+		settle = DefaultSettleTime
+	}
+	wctx, cancel := context.WithTimeout(ctx, settle)
+	defer cancel()
+	fresh := w.c.Env.Diagnostics.WaitFresh(wctx, w.seq, w.paths)
+	ws := w.c.Env.Workspace
+	var ps []diagnostics.Problem
+	var silent []string
+	for _, p := range w.paths {
+		after, ok := fresh[p]
+		if !ok {
+			silent = append(silent, ws.Rel(p))
+			continue
+		}
+		for _, d := range diagnostics.Introduced(w.before[p], after) {
+			ps = append(ps, diagnostics.Problem{Path: ws.Rel(p), Diagnostic: d})
+		}
+	}
+	sort.Strings(silent)
+	var sb strings.Builder
+	switch {
+	case len(ps) > 0:
+		sb.WriteString("\n\nNew problems the editor reports after this change:\n")
+		sb.WriteString(diagnostics.Format(ps, w.c.Budget.OutputChars()/4))
+	case len(silent) < len(w.paths):
+		sb.WriteString("\n\nThe editor reports no new problems in the changed file.")
+	}
+	if len(silent) > 0 {
+		fmt.Fprintf(&sb, "\n\nThe editor sent no fresh diagnostics for %s within %s; use problems in a moment to check.", strings.Join(silent, ", "), settle)
+	}
+	return sb.String()
+}
