@@ -17,4 +17,5 @@ require (
 	go.uber.org/multierr v1.8.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

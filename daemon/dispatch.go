@@ -22,12 +22,17 @@ type method func(ctx context.Context, params json.RawMessage) (any, error)
 // state, so they run in order on the read loop.
 func (s *server) methodTable() map[string]method {
 	return map[string]method{
-		protocol.MethodToolsList:    s.toolsList,
-		protocol.MethodToolsPrepare: s.toolsPrepare,
-		protocol.MethodToolsCall:    s.toolsCall,
-		protocol.MethodUndoList:     undoUnavailable,
-		protocol.MethodUndoUndo:     undoUnavailable,
-		protocol.MethodUndoShow:     undoUnavailable,
+		protocol.MethodToolsList:        s.toolsList,
+		protocol.MethodToolsPrepare:     s.toolsPrepare,
+		protocol.MethodToolsCall:        s.toolsCall,
+		protocol.MethodUndoList:         s.undoList,
+		protocol.MethodUndoUndo:         s.undoUndo,
+		protocol.MethodUndoShow:         s.undoShow,
+		protocol.MethodPermissionsList:  s.permissionsList,
+		protocol.MethodPermissionsReset: s.permissionsReset,
+		protocol.MethodStagedList:       s.stagedList,
+		protocol.MethodStagedApply:      s.stagedApply,
+		protocol.MethodStagedDrop:       s.stagedDrop,
 	}
 }
 
@@ -58,10 +63,10 @@ func (s *server) notification(n *jsonrpc2.Notification) {
 	case protocol.MethodCancelRequest:
 		s.cancel(n.Params())
 	case protocol.MethodInitialized:
-	case protocol.MethodDiagnosticsPublish, protocol.MethodWorkspaceDirty:
-		// Accepted so clients can send them from the start; nothing uses
-		// them yet.
-		s.logger.Debug("notification ignored for now", "method", n.Method())
+	case protocol.MethodDiagnosticsPublish:
+		s.publishDiagnostics(n.Params())
+	case protocol.MethodWorkspaceDirty:
+		s.workspaceDirty(n.Params())
 	default:
 		s.logger.Debug("unknown notification ignored", "method", n.Method())
 	}
@@ -187,10 +192,6 @@ func (s *server) methodNames() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func undoUnavailable(context.Context, json.RawMessage) (any, error) {
-	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "undo is not available yet in this version of Tether")
 }
 
 // decodeParams decodes a call's params into v; a shape that does not fit

@@ -26,7 +26,17 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Undo checkpoints, saved permissions and logs go under the XDG
+	// folders: keep them out of the real ones.
+	xdg, err := os.MkdirTemp("", "tether-daemon-test-")
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
+		os.Setenv(v, filepath.Join(xdg, v))
+	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(xdg)
 		if buildDir != "" {
 			os.RemoveAll(buildDir)
 		}
@@ -106,7 +116,7 @@ func (tt *testTools) registry() *tools.Registry {
 			return tools.Text("answer: " + res.Answer)
 		},
 	})
-	return tools.NewRegistry(tools.ReadFile, block, count, create, ask)
+	return tools.NewRegistry(tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask)
 }
 
 // fixture is one daemon served in-process over two pipes, and a client.
@@ -250,8 +260,14 @@ func (f *fixture) callErr(method string, params any) *jsonrpc2.Error {
 // tool runs tools/call.
 func (f *fixture) tool(name string, args any) protocol.ToolCallResult {
 	f.t.Helper()
+	return f.toolIn("r1", name, args)
+}
+
+// toolIn calls a tool as part of the chat request requestID.
+func (f *fixture) toolIn(requestID, name string, args any) protocol.ToolCallResult {
+	f.t.Helper()
 	var res protocol.ToolCallResult
-	f.call(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": args, "requestId": "r1"}, &res)
+	f.call(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": args, "requestId": requestID}, &res)
 	return res
 }
 

@@ -89,10 +89,13 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
 	if err != nil {
 		s.logger.Warn("grep and glob will not work until ripgrep is available", "err", err)
 	}
+	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
+		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
-	return &tools.Env{
+	env := &tools.Env{
 		Workspace:     ws,
 		Host:          &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Mode:          mode,
@@ -100,7 +103,11 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
 		DefaultBudget: set.TokenBudget,
 		Log:           s.logger,
 		Capabilities:  p.Capabilities,
-	}, nil
+	}
+	if err := s.attachServices(env, set); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+	}
+	return env, nil
 }
 
 // folderPath turns a workspace folder's file URI into a path. uri.Filename

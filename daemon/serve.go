@@ -21,7 +21,9 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/logging"
+	"github.com/tether-dev/tether/shell"
 	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/undo"
 )
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit
@@ -73,6 +75,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	case <-ctx.Done():
 	}
 	s.stop()
+	s.closeServices()
 	st.closeWrites()
 	_ = st.Close()
 
@@ -116,6 +119,10 @@ type server struct {
 
 	methods  map[string]method
 	sessions sessions
+	// undo is the project's checkpoint store, opened by initialize.
+	undo *undo.Store
+	// jobs runs the shell tool's commands; closed when serving ends.
+	jobs *shell.Jobs
 
 	exited  chan struct{} // closed when exit arrives
 	sawExit bool

@@ -20,7 +20,11 @@ func (s *server) toolsCall(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, err
 	}
 	res := s.reg.Invoke(ctx, c)
-	return protocol.ToolCallResult{Content: res.Content, IsError: res.IsError, Diff: res.Diff}, nil
+	out := protocol.ToolCallResult{Content: res.Content, IsError: res.IsError, Diff: res.Diff}
+	if !res.IsError && res.Diff != "" {
+		out.Checkpoint = s.checkpointOf(c.RequestID)
+	}
+	return out, nil
 }
 
 // toolsPrepare previews a call without side effects. A read-only tool is

@@ -7,6 +7,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"time"
 
 	lsp "go.lsp.dev/protocol"
 )
@@ -26,6 +27,11 @@ const (
 	MethodDiagnosticsPublish = "diagnostics/publish"
 	MethodWorkspaceDirty     = "workspace/dirty"
 	MethodCancelRequest      = "$/cancelRequest"
+	MethodPermissionsList    = "permissions/list"
+	MethodPermissionsReset   = "permissions/reset"
+	MethodStagedList         = "staged/list"
+	MethodStagedApply        = "staged/apply"
+	MethodStagedDrop         = "staged/drop"
 )
 
 // Daemon → client methods, sent only where initialize said the client can.
@@ -84,6 +90,13 @@ type Settings struct {
 	LogLevel string `json:"logLevel,omitempty"`
 	// TokenBudget is the default output budget, in tokens, for calls that name none.
 	TokenBudget int `json:"tokenBudget,omitempty"`
+	// UndoKeep is how many undo checkpoints are kept; default 20.
+	UndoKeep int `json:"undoKeep,omitempty"`
+	// ShellTimeout is the shell tool's default timeout in seconds; default 120.
+	ShellTimeout int `json:"shellTimeout,omitempty"`
+	// DiagnosticsSettleMs is how long a change waits for the editor's fresh
+	// diagnostics, in milliseconds; default 1500, negative to not wait.
+	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -262,4 +275,114 @@ type TodoItem struct {
 // TodoChangedParams carries the whole plan.
 type TodoChangedParams struct {
 	Items []TodoItem `json:"items"`
+}
+
+// Checkpoint is one request's undo checkpoint.
+type Checkpoint struct {
+	ID        string    `json:"id"`
+	RequestID string    `json:"requestId"`
+	Created   time.Time `json:"created"`
+	Summary   string    `json:"summary"`
+	Files     []string  `json:"files"`
+	Undone    bool      `json:"undone"`
+}
+
+// UndoListResult answers undo/list, newest first.
+type UndoListResult struct {
+	Checkpoints []Checkpoint `json:"checkpoints"`
+}
+
+// UndoParams names a checkpoint; empty means the newest not yet undone.
+type UndoParams struct {
+	ID string `json:"id,omitempty"`
+}
+
+// Conflict is a file undo left alone, and why.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// UndoResult says what undo/undo put back.
+type UndoResult struct {
+	ID        string     `json:"id"`
+	Restored  []string   `json:"restored"`
+	Conflicts []Conflict `json:"conflicts"`
+	// Replaced are restored files whose content Tether had not confirmed
+	// writing; what they held is kept in the checkpoint (undo/show).
+	Replaced []string `json:"replaced,omitempty"`
+}
+
+// UndoShowParams names a checkpoint.
+type UndoShowParams struct {
+	ID string `json:"id"`
+}
+
+// UndoShowResult is the diff undo would apply (or could not).
+type UndoShowResult struct {
+	Diff string `json:"diff"`
+}
+
+// PermissionRule is one saved "always" answer.
+type PermissionRule struct {
+	Kind        string    `json:"kind"`
+	Program     string    `json:"program,omitempty"`
+	Host        string    `json:"host,omitempty"`
+	Dir         string    `json:"dir,omitempty"`
+	Added       time.Time `json:"added"`
+	Description string    `json:"description"`
+}
+
+// PermissionsListResult answers permissions/list.
+type PermissionsListResult struct {
+	Mode  string           `json:"mode"`
+	Rules []PermissionRule `json:"rules"`
+	// Path is the project's allow.json.
+	Path string `json:"path"`
+}
+
+// PermissionsResetResult answers permissions/reset.
+type PermissionsResetResult struct {
+	Removed int `json:"removed"`
+}
+
+// StagedChange is one change kept by dryRun mode.
+type StagedChange struct {
+	ID        string    `json:"id"`
+	Created   time.Time `json:"created"`
+	RequestID string    `json:"requestId,omitempty"`
+	Tool      string    `json:"tool"`
+	Title     string    `json:"title"`
+	Diff      string    `json:"diff"`
+	Files     []string  `json:"files"`
+}
+
+// StagedListResult answers staged/list, oldest first.
+type StagedListResult struct {
+	Staged []StagedChange `json:"staged"`
+}
+
+// StagedParams names staged changes; empty means all of them.
+type StagedParams struct {
+	IDs []string `json:"ids,omitempty"`
+	// RequestID groups what staged/apply writes into one undo checkpoint.
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// StagedFailure is a staged change that could not be applied.
+type StagedFailure struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// StagedApplyResult says what staged/apply wrote.
+type StagedApplyResult struct {
+	Applied    []string        `json:"applied"`
+	Failed     []StagedFailure `json:"failed"`
+	Checkpoint string          `json:"checkpoint,omitempty"`
+}
+
+// StagedDropResult says what staged/drop removed.
+type StagedDropResult struct {
+	Dropped []string `json:"dropped"`
 }

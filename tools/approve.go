@@ -66,7 +66,7 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	ans, err := c.Env.Host.Approve(ctx, s.Request)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Verdict{Asked: true, Refusal: cancelled(c.Name)}
+			return Verdict{Asked: true, Refusal: Errorf("%s was cancelled while waiting for the user's approval; nothing was changed", c.Name)}
 		}
 		return Verdict{Asked: true, Refusal: Errorf("%s needs the user's approval, which could not be asked (%v), so it did not happen.", what, err)}
 	}

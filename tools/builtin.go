@@ -16,5 +16,8 @@ func Builtin() *Registry {
 		MultiEdit,
 		MoveFile,
 		DeleteFile,
+		Shell,
+		ShellOutput,
+		ShellKill,
 	)
 }

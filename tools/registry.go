@@ -86,7 +86,7 @@ func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
 	if !offered(t, c.Env) {
 		return Errorf("%s is not available here: the client did not offer what it needs (see the tool's description)", c.Name)
 	}
-	if !c.Prepare {
+	if !c.Prepare && !isRepeatable(t) {
 		if err := c.Session.CheckRepeat(c.Name, c.Args); err != nil {
 			return Errorf("%v", err)
 		}
@@ -104,6 +104,16 @@ func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
 		res.Content = CapHeadTail(res.Content, max)
 	}
 	return res
+}
+
+// Repeatable is implemented by tools whose identical calls rightly give
+// new answers (polling a background job), which the repeat guard must let
+// through.
+type Repeatable interface{ Repeatable() bool }
+
+func isRepeatable(t Tool) bool {
+	r, ok := t.(Repeatable)
+	return ok && r.Repeatable()
 }
 
 // cancelled is the result of a call stopped by its caller.

@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/diagnostics"
 	"github.com/tether-dev/tether/permission"
 	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/shell"
 	"github.com/tether-dev/tether/staging"
 	"github.com/tether-dev/tether/workspace"
 )
@@ -71,6 +72,17 @@ type Env struct {
 	// diagnostics for the files it changed: zero means DefaultSettleTime,
 	// negative means do not wait.
 	SettleTime time.Duration
+	// Jobs runs shell commands and background jobs; whoever builds the Env
+	// opens it (shell.OpenJobs) and closes it when the daemon stops, which
+	// stops every command it started. Nil: commands still run in the
+	// foreground, and background jobs are refused.
+	Jobs *shell.Jobs
+	// Trusted is the user's word that the project's own code may run: its
+	// test runners then run without asking (shell.Trusted reads it).
+	Trusted bool
+	// ShellTimeout is the shell tool's default timeout; zero means
+	// shell.DefaultTimeout (2 minutes).
+	ShellTimeout time.Duration
 }
 
 // Asker is implemented by hosts that can put a question to the user (the

@@ -1,0 +1,72 @@
+package daemon
+
+import (
+	"errors"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/uri"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/workspace"
+)
+
+// The editor tells the daemon what only it knows: diagnostics and unsaved
+// buffers. Both arrive as notifications, so bad input is logged and
+// dropped; there is no one to answer.
+
+func (s *server) publishDiagnostics(raw json.RawMessage) {
+	if s.env == nil {
+		s.logger.Warn("diagnostics/publish before initialize ignored")
+		return
+	}
+	var p protocol.DiagnosticsPublishParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		s.logger.Warn("diagnostics/publish with unreadable params ignored", "err", err)
+		return
+	}
+	path, err := s.workspacePath(string(p.URI))
+	if err != nil {
+		s.logger.Debug("diagnostics/publish ignored", "uri", p.URI, "err", err)
+		return
+	}
+	s.env.Diagnostics.Publish(path, p.Diagnostics)
+}
+
+func (s *server) workspaceDirty(raw json.RawMessage) {
+	if s.env == nil {
+		s.logger.Warn("workspace/dirty before initialize ignored")
+		return
+	}
+	var p protocol.WorkspaceDirtyParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		s.logger.Warn("workspace/dirty with unreadable params ignored", "err", err)
+		return
+	}
+	paths := make([]string, 0, len(p.URIs))
+	for _, u := range p.URIs {
+		if path, err := s.workspacePath(string(u)); err == nil {
+			paths = append(paths, path)
+		}
+	}
+	s.env.Dirty.Set(paths)
+}
+
+// workspacePath turns an editor URI into the real path the tools use, and
+// refuses files outside the workspace: their diagnostics are not ours to
+// report.
+func (s *server) workspacePath(u string) (string, error) {
+	path, err := folderPath(uri.URI(u))
+	if err != nil {
+		return "", err
+	}
+	real, err := workspace.Real(path)
+	if err != nil {
+		return "", err
+	}
+	if !s.env.Workspace.Contains(real) {
+		return "", errOutside
+	}
+	return real, nil
+}
+
+var errOutside = errors.New("the file is outside the workspace folders")

@@ -1,0 +1,190 @@
+package daemon
+
+import (
+	"context"
+	"strings"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
+)
+
+// The methods in this file read and change the project's stores: undo
+// checkpoints, saved permissions, staged dry-run changes. A failure that
+// the user can act on (no such checkpoint, nothing to undo) is an
+// InvalidParams error whose message says what to do.
+
+func (s *server) undoList(context.Context, json.RawMessage) (any, error) {
+	cps, err := s.undo.List()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the undo checkpoints: %v", err)
+	}
+	out := protocol.UndoListResult{Checkpoints: make([]protocol.Checkpoint, len(cps))}
+	for i, c := range cps {
+		out.Checkpoints[i] = protocol.Checkpoint{ID: c.ID, RequestID: c.RequestID, Created: c.Created, Summary: c.Summary, Files: c.Files, Undone: c.Undone}
+	}
+	return out, nil
+}
+
+func (s *server) undoUndo(_ context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.UndoParams
+	if err := decodeParams(protocol.MethodUndoUndo, raw, &p); err != nil {
+		return nil, err
+	}
+	rep, err := s.undo.Undo(p.ID)
+	if err != nil {
+		return nil, invalidParams("%v", err)
+	}
+	out := protocol.UndoResult{ID: rep.ID, Restored: nonNil(rep.Restored), Conflicts: []protocol.Conflict{}, Replaced: rep.Replaced}
+	for _, c := range rep.Conflicts {
+		out.Conflicts = append(out.Conflicts, protocol.Conflict{Path: c.Path, Reason: c.Reason})
+	}
+	// Agents' read records of the restored files are now stale by mtime
+	// and size, so an edit needs a fresh read: nothing to do here.
+	s.logger.Info("undo", "checkpoint", rep.ID, "restored", len(rep.Restored), "conflicts", len(rep.Conflicts))
+	return out, nil
+}
+
+func (s *server) undoShow(_ context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.UndoShowParams
+	if err := decodeParams(protocol.MethodUndoShow, raw, &p); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, invalidParams("undo/show needs \"id\": a checkpoint id from undo/list")
+	}
+	d, err := s.undo.Show(p.ID)
+	if err != nil {
+		return nil, invalidParams("%v", err)
+	}
+	return protocol.UndoShowResult{Diff: d}, nil
+}
+
+func (s *server) permissionsList(context.Context, json.RawMessage) (any, error) {
+	out := protocol.PermissionsListResult{Mode: s.env.Mode, Path: s.env.Rules.Path(), Rules: []protocol.PermissionRule{}}
+	for _, r := range s.env.Rules.List() {
+		out.Rules = append(out.Rules, protocol.PermissionRule{Kind: r.Kind, Program: r.Program, Host: r.Host, Dir: r.Dir, Added: r.Added, Description: "always " + r.String()})
+	}
+	return out, nil
+}
+
+func (s *server) permissionsReset(context.Context, json.RawMessage) (any, error) {
+	n := len(s.env.Rules.List())
+	if err := s.env.Rules.Reset(); err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "clearing the saved permissions: %v", err)
+	}
+	return protocol.PermissionsResetResult{Removed: n}, nil
+}
+
+func (s *server) stagedList(context.Context, json.RawMessage) (any, error) {
+	entries, err := s.env.Staging.List()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the staged changes: %v", err)
+	}
+	out := protocol.StagedListResult{Staged: []protocol.StagedChange{}}
+	for _, e := range entries {
+		sc := protocol.StagedChange{ID: e.ID, Created: e.Created, RequestID: e.RequestID, Tool: e.Tool, Title: e.Title, Diff: e.Diff}
+		for _, c := range e.Changes {
+			sc.Files = append(sc.Files, s.env.Workspace.Rel(c.Path))
+		}
+		out.Staged = append(out.Staged, sc)
+	}
+	return out, nil
+}
+
+// stagedApply writes staged changes, oldest first, as one request: one
+// undo checkpoint puts them all back.
+func (s *server) stagedApply(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.StagedParams
+	if err := decodeParams(protocol.MethodStagedApply, raw, &p); err != nil {
+		return nil, err
+	}
+	ids, err := s.stagedIDs(p.IDs)
+	if err != nil {
+		return nil, err
+	}
+	if p.RequestID == "" {
+		p.RequestID = "staged-" + strings.Join(ids, "+")
+	}
+	out := protocol.StagedApplyResult{Applied: []string{}, Failed: []protocol.StagedFailure{}}
+	for _, id := range ids {
+		e, err := s.env.Staging.Get(id)
+		if err != nil {
+			out.Failed = append(out.Failed, protocol.StagedFailure{ID: id, Reason: err.Error()})
+			continue
+		}
+		c := &tools.Call{Name: protocol.MethodStagedApply, RequestID: p.RequestID, Budget: tools.NewBudget(0, s.env.DefaultBudget), Session: s.sessions.get(""), Env: s.env}
+		if res := c.ApplyStaged(ctx, e); res.IsError {
+			out.Failed = append(out.Failed, protocol.StagedFailure{ID: id, Reason: res.Content})
+			continue
+		}
+		if err := s.env.Staging.Remove(id); err != nil {
+			s.logger.Warn("applied a staged change but could not remove it", "id", id, "err", err)
+		}
+		out.Applied = append(out.Applied, id)
+	}
+	if id, ok := s.undo.CheckpointID(p.RequestID); ok && len(out.Applied) > 0 {
+		out.Checkpoint = id
+	}
+	return out, nil
+}
+
+func (s *server) stagedDrop(_ context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.StagedParams
+	if err := decodeParams(protocol.MethodStagedDrop, raw, &p); err != nil {
+		return nil, err
+	}
+	ids, err := s.stagedIDs(p.IDs)
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.StagedDropResult{Dropped: []string{}}
+	for _, id := range ids {
+		if err := s.env.Staging.Remove(id); err != nil {
+			return out, invalidParams("%v", err)
+		}
+		out.Dropped = append(out.Dropped, id)
+	}
+	return out, nil
+}
+
+// stagedIDs resolves ids (or prefixes) to full ids; none means all.
+func (s *server) stagedIDs(ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		all, err := s.env.Staging.List()
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the staged changes: %v", err)
+		}
+		for _, e := range all {
+			ids = append(ids, e.ID)
+		}
+		return ids, nil
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		e, err := s.env.Staging.Get(id)
+		if err != nil {
+			return nil, invalidParams("%v", err)
+		}
+		out = append(out, e.ID)
+	}
+	return out, nil
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// checkpointOf names the checkpoint a call's changes went into, if any.
+func (s *server) checkpointOf(requestID string) string {
+	if s.undo == nil || requestID == "" {
+		return ""
+	}
+	id, _ := s.undo.CheckpointID(requestID)
+	return id
+}

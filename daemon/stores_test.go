@@ -1,0 +1,178 @@
+package daemon_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	lsp "go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/tether-dev/tether/protocol"
+)
+
+// An edit over the wire leaves a checkpoint; undo/undo puts the file back
+// and undo/show still shows it.
+func TestUndoRoundTrip(t *testing.T) {
+	f := start(t)
+	f.initialize()
+	f.write("a.txt", "before\n")
+	read := func(req string) {
+		f.toolIn(req, "read_file", map[string]any{"path": "a.txt"})
+	}
+	read("r1")
+	res := f.toolIn("r1", "edit_file", map[string]any{"path": "a.txt", "old_string": "before", "new_string": "after"})
+	if res.IsError || res.Checkpoint == "" {
+		t.Fatalf("edit: %+v", res)
+	}
+	var list protocol.UndoListResult
+	f.call(protocol.MethodUndoList, struct{}{}, &list)
+	if len(list.Checkpoints) != 1 || list.Checkpoints[0].ID != res.Checkpoint || list.Checkpoints[0].RequestID != "r1" {
+		t.Fatalf("undo/list: %+v", list)
+	}
+	var show protocol.UndoShowResult
+	f.call(protocol.MethodUndoShow, protocol.UndoShowParams{ID: res.Checkpoint}, &show)
+	if !strings.Contains(show.Diff, "before") {
+		t.Fatalf("undo/show: %q", show.Diff)
+	}
+	var undone protocol.UndoResult
+	f.call(protocol.MethodUndoUndo, protocol.UndoParams{}, &undone)
+	if undone.ID != res.Checkpoint || len(undone.Restored) != 1 || len(undone.Conflicts) != 0 {
+		t.Fatalf("undo/undo: %+v", undone)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "a.txt")); string(b) != "before\n" {
+		t.Fatalf("after undo: %q", b)
+	}
+	if e := f.callErr(protocol.MethodUndoUndo, protocol.UndoParams{ID: res.Checkpoint}); e.Code != jsonrpc2.InvalidParams {
+		t.Fatalf("undoing twice: %+v", e)
+	}
+	if e := f.callErr(protocol.MethodUndoShow, struct{}{}); e.Code != jsonrpc2.InvalidParams || !strings.Contains(e.Message, "undo/list") {
+		t.Fatalf("show without id: %+v", e)
+	}
+}
+
+// A file someone changed after Tether wrote it is reported, not overwritten.
+func TestUndoLeavesOthersChangesAlone(t *testing.T) {
+	f := start(t)
+	f.initialize()
+	f.write("a.txt", "v1\n")
+	f.toolIn("r1", "read_file", map[string]any{"path": "a.txt"})
+	f.toolIn("r1", "edit_file", map[string]any{"path": "a.txt", "old_string": "v1", "new_string": "v2"})
+	f.write("a.txt", "the user's v3\n")
+	var undone protocol.UndoResult
+	f.call(protocol.MethodUndoUndo, protocol.UndoParams{}, &undone)
+	if len(undone.Conflicts) != 1 || len(undone.Restored) != 0 {
+		t.Fatalf("undo/undo: %+v", undone)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "a.txt")); string(b) != "the user's v3\n" {
+		t.Fatalf("the user's change was lost: %q", b)
+	}
+}
+
+func TestPermissionsListAndReset(t *testing.T) {
+	f := start(t)
+	f.answer.Store(protocol.AnswerAlways)
+	f.initialize()
+	f.tool("write_file", map[string]any{"path": "n.txt", "content": "x\n"})
+	var list protocol.PermissionsListResult
+	f.call(protocol.MethodPermissionsList, struct{}{}, &list)
+	if len(list.Rules) != 1 || list.Rules[0].Kind != protocol.ApprovalEdit || list.Path == "" {
+		t.Fatalf("permissions/list: %+v", list)
+	}
+	var reset protocol.PermissionsResetResult
+	f.call(protocol.MethodPermissionsReset, struct{}{}, &reset)
+	f.call(protocol.MethodPermissionsList, struct{}{}, &list)
+	if reset.Removed != 1 || len(list.Rules) != 0 {
+		t.Fatalf("after reset: %+v %+v", reset, list)
+	}
+}
+
+func TestStagedInDryRun(t *testing.T) {
+	f := start(t)
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true}, &protocol.Settings{PermissionMode: protocol.ModeDryRun}), nil)
+	f.tool("write_file", map[string]any{"path": "a.txt", "content": "one\n"})
+	f.tool("write_file", map[string]any{"path": "b.txt", "content": "two\n"})
+	if _, err := os.Stat(filepath.Join(f.dir, "a.txt")); err == nil {
+		t.Fatal("dry run wrote a file")
+	}
+	var list protocol.StagedListResult
+	f.call(protocol.MethodStagedList, struct{}{}, &list)
+	if len(list.Staged) != 2 || list.Staged[0].Files[0] != "a.txt" {
+		t.Fatalf("staged/list: %+v", list)
+	}
+	var dropped protocol.StagedDropResult
+	f.call(protocol.MethodStagedDrop, protocol.StagedParams{IDs: []string{list.Staged[1].ID}}, &dropped)
+	var applied protocol.StagedApplyResult
+	f.call(protocol.MethodStagedApply, protocol.StagedParams{}, &applied)
+	if len(applied.Applied) != 1 || len(applied.Failed) != 0 || applied.Checkpoint == "" {
+		t.Fatalf("staged/apply: %+v", applied)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "a.txt")); string(b) != "one\n" {
+		t.Fatalf("applied: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "b.txt")); err == nil {
+		t.Fatal("a dropped change was applied")
+	}
+	if e := f.callErr(protocol.MethodStagedDrop, protocol.StagedParams{IDs: []string{"nope"}}); e.Code != jsonrpc2.InvalidParams {
+		t.Fatalf("dropping an unknown id: %+v", e)
+	}
+}
+
+// diagnostics/publish feeds problems, and an edit reports only the
+// problems it introduced, from a publish that came after it.
+func TestDiagnosticsFlow(t *testing.T) {
+	f := start(t)
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true, Diagnostics: true}, &protocol.Settings{DiagnosticsSettleMs: 5000}), nil)
+	f.write("a.go", "package a\n")
+	path := filepath.Join(f.dir, "a.go")
+	publish := func(msgs ...string) {
+		var ds []lsp.Diagnostic
+		for i, m := range msgs {
+			ds = append(ds, lsp.Diagnostic{Severity: lsp.DiagnosticSeverityError, Message: m, Range: lsp.Range{Start: lsp.Position{Line: uint32(i)}}})
+		}
+		if err := f.client.Notify(waitCtx(t), protocol.MethodDiagnosticsPublish, protocol.DiagnosticsPublishParams{URI: uri.File(path), Diagnostics: ds}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish("old problem")
+	// Outside the workspace: ignored.
+	if err := f.client.Notify(waitCtx(t), protocol.MethodDiagnosticsPublish, protocol.DiagnosticsPublishParams{URI: uri.File(filepath.Join(t.TempDir(), "x.go")), Diagnostics: []lsp.Diagnostic{{Message: "elsewhere"}}}); err != nil {
+		t.Fatal(err)
+	}
+	res := f.tool("problems", map[string]any{})
+	if !strings.Contains(res.Content, "a.go:1:1: error: old problem") || strings.Contains(res.Content, "elsewhere") {
+		t.Fatalf("problems: %s", res.Content)
+	}
+	f.tool("read_file", map[string]any{"path": "a.go"})
+	go func() {
+		deadline := time.Now().Add(wait)
+		for time.Now().Before(deadline) {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "oops") {
+				publish("old problem", "new problem")
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	res = f.tool("edit_file", map[string]any{"path": "a.go", "old_string": "package a\n", "new_string": "package a\nvar oops\n"})
+	if !strings.Contains(res.Content, "new problem") || strings.Contains(res.Content, "old problem") {
+		t.Fatalf("fresh problems: %s", res.Content)
+	}
+}
+
+func TestDirtyBufferBlocksEdit(t *testing.T) {
+	f := start(t)
+	f.initialize()
+	f.write("a.txt", "x\n")
+	f.tool("read_file", map[string]any{"path": "a.txt"})
+	if err := f.client.Notify(waitCtx(t), protocol.MethodWorkspaceDirty, protocol.WorkspaceDirtyParams{URIs: []lsp.DocumentURI{uri.File(filepath.Join(f.dir, "a.txt"))}}); err != nil {
+		t.Fatal(err)
+	}
+	res := f.tool("edit_file", map[string]any{"path": "a.txt", "old_string": "x", "new_string": "y"})
+	if !res.IsError || !strings.Contains(res.Content, "unsaved changes") {
+		t.Fatalf("edit of a dirty file: %+v", res)
+	}
+}

@@ -1,0 +1,236 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxRunning is how many background jobs may run at once. A model
+// that starts servers in a loop is stopped long before the machine is.
+const DefaultMaxRunning = 8
+
+// Jobs supervises one daemon's commands: the background jobs it starts
+// and, through Run, its foreground commands, so that everything it started
+// can be stopped at once when it shuts down.
+//
+// Wiring: open one per daemon (or CLI run) with OpenJobs and call Close
+// when it shuts down, exits, or its stdin closes.
+type Jobs struct {
+	// MaxRunning caps the background jobs running at once.
+	MaxRunning int
+
+	dir   string
+	owner string
+	lock  *os.File
+	ctx   context.Context
+	stop  context.CancelCauseFunc
+
+	mu     sync.Mutex
+	jobs   map[string]*Job
+	next   int
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// OpenJobs opens a job manager whose logs live under JobsRoot. It first
+// clears what dead daemons left there: their folders, and any of their
+// processes still running.
+func OpenJobs() (*Jobs, error) { return OpenJobsIn(JobsRoot()) }
+
+// OpenJobsIn is OpenJobs with the logs under root.
+func OpenJobsIn(root string) (*Jobs, error) {
+	if !supported {
+		return nil, ErrUnsupported
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the job log folder: %w", err)
+	}
+	cleanStale(root)
+	dir, owner, lock, err := claimFolder(root)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancelCause(context.Background())
+	return &Jobs{MaxRunning: DefaultMaxRunning, dir: dir, owner: owner, lock: lock, ctx: ctx, stop: stop, jobs: map[string]*Job{}}, nil
+}
+
+// Dir is this manager's log folder.
+func (m *Jobs) Dir() string { return m.dir }
+
+// Start runs spec in the background. Its output goes to a log file; read
+// it with Job.Read.
+func (m *Jobs) Start(spec Spec) (*Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosing
+	}
+	if running := m.runningLocked(); len(running) >= m.maxRunning() {
+		return nil, fmt.Errorf("%d background jobs are already running (%s): stop one with shell_kill before starting another", len(running), strings.Join(running, ", "))
+	}
+	m.next++
+	id := "job-" + strconv.Itoa(m.next)
+	logPath := filepath.Join(m.dir, id+".log")
+	log, err := createJobLog(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the job's log file: %w", err)
+	}
+	spec.Marker = m.owner + "/" + id
+	p, err := Start(spec, log)
+	if err != nil {
+		log.close()
+		os.Remove(logPath)
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	j := &Job{ID: id, Command: spec.Command, Pid: p.Pid(), LogPath: logPath, Started: p.started, log: log, cancel: cancel, done: make(chan struct{})}
+	m.jobs[id] = j
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer cancel(nil)
+		j.finish(p.Wait(ctx))
+	}()
+	return j, nil
+}
+
+// Run runs a foreground command under the manager: it is stopped, like the
+// jobs, when the manager closes.
+func (m *Jobs) Run(ctx context.Context, spec Spec, sink io.Writer) (Outcome, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return Outcome{}, ErrClosing
+	}
+	m.wg.Add(1)
+	m.mu.Unlock()
+	defer m.wg.Done()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopWithManager := context.AfterFunc(m.ctx, func() { cancel(context.Cause(m.ctx)) })
+	defer stopWithManager()
+	spec.Marker = m.owner + "/run-" + NewMarker()
+	return Run(ctx, spec, sink)
+}
+
+// Get finds a job by id.
+func (m *Jobs) Get(id string) (*Job, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, ok := m.jobs[id]
+	return j, ok
+}
+
+// IDs lists the known jobs, oldest first.
+func (m *Jobs) IDs() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := make([]string, 0, len(m.jobs))
+	for id := range m.jobs {
+		ids = append(ids, id)
+	}
+	sortJobIDs(ids)
+	return ids
+}
+
+// Kill stops a job (SIGTERM to everything it started, SIGKILL after the
+// grace period) and returns once it has ended. Stopping a job that has
+// already ended does nothing.
+func (m *Jobs) Kill(id string) (*Job, error) {
+	j, ok := m.Get(id)
+	if !ok {
+		return nil, m.unknown(id)
+	}
+	j.cancel(ErrKilled)
+	<-j.done
+	return j, nil
+}
+
+// Remove forgets an ended job and deletes its log.
+func (m *Jobs) Remove(id string) {
+	m.mu.Lock()
+	j, ok := m.jobs[id]
+	if ok && !j.Running() {
+		delete(m.jobs, id)
+	}
+	m.mu.Unlock()
+	if ok && !j.Running() {
+		os.Remove(j.LogPath)
+	}
+}
+
+// KillAll stops every background job and waits for them. The manager
+// stays usable; Close also stops the foreground commands.
+func (m *Jobs) KillAll() {
+	m.mu.Lock()
+	jobs := make([]*Job, 0, len(m.jobs))
+	for _, j := range m.jobs {
+		jobs = append(jobs, j)
+	}
+	m.mu.Unlock()
+	for _, j := range jobs {
+		j.cancel(ErrClosing)
+	}
+	for _, j := range jobs {
+		<-j.done
+	}
+}
+
+// Close stops everything the manager started, waits for it to end, and
+// deletes the logs. It is safe to call more than once.
+func (m *Jobs) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	m.stop(ErrClosing)
+	m.wg.Wait()
+	err := os.RemoveAll(m.dir)
+	m.lock.Close()
+	return err
+}
+
+func (m *Jobs) unknown(id string) error {
+	ids := m.IDs()
+	if len(ids) == 0 {
+		return fmt.Errorf("there is no job %q: no background job has been started (start one with shell and background: true)", id)
+	}
+	return fmt.Errorf("there is no job %q; the jobs are: %s", id, strings.Join(ids, ", "))
+}
+
+func (m *Jobs) runningLocked() []string {
+	var ids []string
+	for id, j := range m.jobs {
+		if j.Running() {
+			ids = append(ids, id)
+		}
+	}
+	sortJobIDs(ids)
+	return ids
+}
+
+func (m *Jobs) maxRunning() int {
+	if m.MaxRunning > 0 {
+		return m.MaxRunning
+	}
+	return DefaultMaxRunning
+}
+
+// sortJobIDs orders "job-2" before "job-10".
+func sortJobIDs(ids []string) {
+	num := func(id string) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "job-"))
+		return n
+	}
+	sort.Slice(ids, func(a, b int) bool { return num(ids[a]) < num(ids[b]) })
+}

@@ -1,0 +1,346 @@
+package shell
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// markerVar is the environment variable that tags every process a command
+// starts, so that the ones that leave its process group can still be found.
+const markerVar = "TETHER_SHELL"
+
+// noPrompts makes the usual prompters fail at once instead of waiting for
+// an answer nobody can give: stdin is closed and the terminal is not theirs.
+var noPrompts = []string{"GIT_TERMINAL_PROMPT=0", "DEBIAN_FRONTEND=noninteractive"}
+
+// DefaultGrace is how long a command gets between SIGTERM and SIGKILL: long
+// enough for a test runner to remove its temporary files.
+const DefaultGrace = 2 * time.Second
+
+// drainWait is how long output may keep flowing after every process of the
+// command is gone. A pipe reaches end-of-file as soon as its last writer
+// exits, so this only runs out when a process out of reach still holds it.
+const drainWait = 250 * time.Millisecond
+
+// killWait bounds the wait after SIGKILL, which a process in uninterruptible
+// sleep may not act on at once; the runner does not hang on such a process.
+const killWait = time.Second
+
+// Spec is one command to run.
+type Spec struct {
+	// Command is the command line, run with `<shell> -c`.
+	Command string
+	// Dir is the working directory.
+	Dir string
+	// Shell is the shell binary; empty means FindShell.
+	Shell string
+	// Timeout stops the command after this long; zero means no limit.
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL; zero means DefaultGrace.
+	Grace time.Duration
+	// Env is added to the daemon's environment (KEY=VALUE).
+	Env []string
+	// Marker tags the command's processes; empty means a fresh random one.
+	Marker string
+	// Detaches says the command may start processes that leave its
+	// process group (setsid, nohup, a daemon): when it ends they are looked
+	// for by marker, which costs a scan of the process table.
+	Detaches bool
+}
+
+// StopReason says why a command ended.
+type StopReason int
+
+const (
+	// Exited: the command ended by itself.
+	Exited StopReason = iota
+	// TimedOut: the command's own timeout fired.
+	TimedOut
+	// Cancelled: the context was cancelled or reached its deadline; Outcome.Cause says which.
+	Cancelled
+)
+
+// Outcome is how a command ended.
+type Outcome struct {
+	// ExitCode is the shell's exit status; -1 when a signal ended it.
+	ExitCode int
+	// Signal names the signal that ended the shell, if one did.
+	Signal string
+	Stop   StopReason
+	// Cause is the context's cause when Stop is Cancelled.
+	Cause error
+	// Timeout is the timeout that applied.
+	Timeout time.Duration
+	Elapsed time.Duration
+	// Leftovers counts processes the command left running when it ended,
+	// which the runner then stopped.
+	Leftovers int
+	// OutputHeld is set when some process the runner could not find kept
+	// the output open after the command ended; reading was abandoned.
+	OutputHeld bool
+}
+
+// Process is a started command.
+type Process struct {
+	spec    Spec
+	cmd     *exec.Cmd
+	pgid    int
+	started time.Time
+	out     *os.File
+	waited  chan struct{}
+	copied  chan struct{}
+}
+
+// ErrUnsupported is returned where commands cannot be supervised.
+var ErrUnsupported = errors.New("running commands needs a Unix system (process groups); this one has none")
+
+// Start runs spec's command with its combined stdout and stderr written to
+// sink, in its own process group, with stdin closed.
+func Start(spec Spec, sink io.Writer) (*Process, error) {
+	if !supported {
+		return nil, ErrUnsupported
+	}
+	if spec.Shell == "" {
+		sh, err := FindShell()
+		if err != nil {
+			return nil, err
+		}
+		spec.Shell = sh
+	}
+	if spec.Grace <= 0 {
+		spec.Grace = DefaultGrace
+	}
+	if spec.Marker == "" {
+		spec.Marker = NewMarker()
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the output pipe: %w", err)
+	}
+	cmd := exec.Command(spec.Shell, "-c", spec.Command)
+	cmd.Dir = spec.Dir
+	cmd.Env = append(append(append(os.Environ(), noPrompts...), spec.Env...), markerVar+"="+spec.Marker)
+	// Handing the pipe's write end to both streams as an *os.File makes
+	// exec pass the descriptor straight through, with no copying goroutine
+	// of its own: Wait then returns when the shell exits, even while
+	// something it left behind still holds the pipe.
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = sysProcAttr()
+	started := time.Now()
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, startError(spec, err)
+	}
+	p := &Process{
+		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, started: started, out: r,
+		waited: make(chan struct{}), copied: make(chan struct{}),
+	}
+	go func() {
+		defer close(p.copied)
+		buf := make([]byte, 64<<10)
+		_, _ = io.CopyBuffer(sink, r, buf)
+		r.Close()
+	}()
+	go func() {
+		defer close(p.waited)
+		// The exit status is read from ProcessState; the error adds nothing.
+		_ = cmd.Wait()
+	}()
+	return p, nil
+}
+
+// Pid is the shell's process id, which is also its process group id.
+func (p *Process) Pid() int { return p.pgid }
+
+// Wait supervises the command until it ends, its timeout fires or ctx is
+// done, then makes sure nothing it started is left running and all its
+// output has been written to the sink.
+func (p *Process) Wait(ctx context.Context) Outcome {
+	out := Outcome{Timeout: p.spec.Timeout}
+	var expired <-chan time.Time
+	if p.spec.Timeout > 0 {
+		t := time.NewTimer(p.spec.Timeout - time.Since(p.started))
+		defer t.Stop()
+		expired = t.C
+	}
+	// The reason is fixed here, when the command is stopped, not after it
+	// is reaped: a slow reap that outlasts another deadline must still
+	// report the one that actually fired.
+	select {
+	case <-p.waited:
+	case <-expired:
+		out.Stop = TimedOut
+	case <-ctx.Done():
+		out.Stop, out.Cause = Cancelled, context.Cause(ctx)
+	}
+	if out.Stop != Exited && p.exited() {
+		out.Stop, out.Cause = Exited, nil
+	}
+	if out.Stop != Exited {
+		p.terminate(true)
+	}
+	<-p.waited
+	// The group is signalled even when the shell ended by itself: what it
+	// started in the background (`server &`, `nohup x &`) would otherwise
+	// outlive the call, keep the output pipe open so the call never
+	// returns, and run on with nobody watching. Long-running processes
+	// belong in background jobs, which are supervised. The group id stays
+	// reserved while any member lives; once none does the signal finds
+	// nothing (short of the pid space wrapping around in between).
+	out.Leftovers = p.terminate(p.spec.Detaches)
+	found, held := p.drain()
+	out.Leftovers += found
+	out.OutputHeld = held
+	out.Elapsed = time.Since(p.started)
+	out.ExitCode, out.Signal = exitStatus(p.cmd.ProcessState)
+	return out
+}
+
+func (p *Process) exited() bool {
+	select {
+	case <-p.waited:
+		return true
+	default:
+		return false
+	}
+}
+
+// terminate stops every process of the command: SIGTERM, a grace period,
+// then SIGKILL. It returns how many it found. The fast path, a group with
+// no member left, costs one system call, so ordinary commands pay nothing
+// for this; the process table is scanned only when something survived or
+// sweep asks for it.
+func (p *Process) terminate(sweep bool) int {
+	if !signalGroup(p.pgid, 0) && !sweep {
+		return 0
+	}
+	// Counted before signalling: a process that dies of SIGTERM at once
+	// was still left behind.
+	alive := survivors(p.pgid, p.spec.Marker, false)
+	found := len(alive)
+	for _, sig := range termSignals {
+		signalGroup(p.pgid, sig)
+		for _, pid := range alive {
+			signalPid(pid, sig)
+		}
+	}
+	if len(alive) > 0 {
+		alive = p.awaitGone(p.spec.Grace)
+	}
+	if len(alive) > 0 {
+		signalGroup(p.pgid, syscall.SIGKILL)
+		for _, pid := range alive {
+			signalPid(pid, syscall.SIGKILL)
+		}
+		p.awaitGone(killWait)
+	}
+	return found
+}
+
+// awaitGone polls until the command has no live process or limit passes,
+// and returns what is still alive.
+func (p *Process) awaitGone(limit time.Duration) []int {
+	deadline := time.Now().Add(limit)
+	pause := time.Millisecond
+	for {
+		alive := survivors(p.pgid, p.spec.Marker, false)
+		if len(alive) == 0 || time.Now().After(deadline) {
+			return alive
+		}
+		time.Sleep(pause)
+		pause = min(pause*2, 50*time.Millisecond)
+	}
+}
+
+// drain waits for the output to reach end-of-file. When it does not, a
+// process outside the group still holds the pipe: it is looked for by
+// marker and stopped, and if it cannot be found the pipe is closed on our
+// side so the call can return. It reports how many processes it stopped,
+// and whether it had to give up on the output.
+func (p *Process) drain() (found int, held bool) {
+	timer := time.NewTimer(drainWait)
+	defer timer.Stop()
+	select {
+	case <-p.copied:
+		return 0, false
+	case <-timer.C:
+	}
+	if !p.spec.Detaches {
+		found = p.terminate(true)
+		timer.Reset(drainWait)
+		select {
+		case <-p.copied:
+			return found, false
+		case <-timer.C:
+		}
+	}
+	p.out.Close()
+	<-p.copied
+	return found, true
+}
+
+// exitStatus reads the exit code, or the signal that ended the process.
+func exitStatus(ps *os.ProcessState) (int, string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, signalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	}
+	return s.String()
+}
+
+// startError explains why a command could not start.
+func startError(spec Spec, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(spec.Dir); spec.Dir != "" && serr != nil {
+			return fmt.Errorf("the working folder %s does not exist", spec.Dir)
+		}
+		return fmt.Errorf("the shell %s does not exist", spec.Shell)
+	}
+	return fmt.Errorf("cannot start %s: %w", spec.Shell, err)
+}
+
+// NewMarker makes a random tag for one command's processes.
+func NewMarker() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Run starts a command, supervises it until it ends, and returns how it
+// ended; its output goes to sink.
+func Run(ctx context.Context, spec Spec, sink io.Writer) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{Stop: Cancelled, Cause: context.Cause(ctx)}, nil
+	}
+	p, err := Start(spec, sink)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return p.Wait(ctx), nil
+}

@@ -1,0 +1,310 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/shell"
+	"github.com/tether-dev/tether/shell/cmdline"
+)
+
+type shellArgs struct {
+	Command    string   `json:"command" jsonschema:"The command line, run with bash -c in the first workspace folder. Each call starts afresh: cd and variables do not carry over."`
+	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before a foreground command is stopped. Default 120; at most 600 (a larger value is lowered to 600). With background, the job is stopped after this long; without it, the job runs until it ends or is stopped."`
+	Background bool     `json:"background,omitempty" jsonschema:"Start the command as a background job and return at once with its job id, pid and log file. Use it for servers, watchers and anything that does not end by itself."`
+}
+
+// outputReserve is the part of the budget kept for the status lines.
+const outputReserve = 600
+
+// Shell is the shell tool.
+var Shell = New(Def[shellArgs]{
+	Name: "shell",
+	Description: `Run a shell command (bash -c, in the first workspace folder, stdin closed) and get its combined stdout and stderr and its exit code. ` +
+		`Long output keeps its start and its end (where errors are), with the middle cut. A foreground command is stopped after 120 seconds unless you pass timeout (at most 600); whatever it leaves running in the background is stopped when it ends. ` +
+		`For servers, watchers and other commands that do not end, pass background: true and follow the job with shell_output; stop it with shell_kill. ` +
+		`Read-only commands (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo) run at once; other commands ask the user, who sees the whole command line and the programs it runs. ` +
+		`Prefer the dedicated tools to read, search and edit files: they are faster and checked. Nothing carries over between calls (cd, variables).`,
+	UserDescription: "Run a command in the terminal",
+	Risk:            protocol.RiskHigh,
+	Permission:      "asks per program",
+	ReadOnly:        false,
+	Tune: func(s *jsonschema.Schema) {
+		s.Properties["command"].MinLength = jsonschema.Ptr(1)
+		// A pointer infers ["null","number"]; null means nothing here.
+		s.Properties["timeout"].Types = nil
+		s.Properties["timeout"].Type = "number"
+	},
+	Run: runShell,
+})
+
+func runShell(ctx context.Context, c *Call, a shellArgs) Result {
+	command := a.Command
+	if strings.TrimSpace(command) == "" {
+		return Errorf("command is empty: pass the command line to run, for example {\"command\": \"go test ./...\"}")
+	}
+	if strings.ContainsRune(command, 0) {
+		return Errorf("command contains a NUL byte, which no shell can be given; remove it")
+	}
+	timeout, clamped, err := commandTimeout(a, c.Env.ShellTimeout)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	gate := c.gateCommand(ctx, command)
+	if c.Prepare {
+		return Result{Title: gate.title, NeedsApproval: gate.asked, Content: gate.preview(), IsError: gate.refusal != nil}
+	}
+	if gate.refusal != nil {
+		return *gate.refusal
+	}
+	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches}
+	if a.Background {
+		return startJob(c, spec)
+	}
+	return runForeground(ctx, c, spec, clamped)
+}
+
+// commandTimeout reads the timeout argument. A background job has no
+// timeout unless the call gives one.
+func commandTimeout(a shellArgs, def time.Duration) (time.Duration, bool, error) {
+	if a.Background && a.Timeout == nil {
+		return 0, false, nil
+	}
+	return shell.Timeout(a.Timeout, def)
+}
+
+func runForeground(ctx context.Context, c *Call, spec shell.Spec, clamped bool) Result {
+	out := shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
+	var outcome shell.Outcome
+	var err error
+	if c.Env.Jobs != nil {
+		outcome, err = c.Env.Jobs.Run(ctx, spec, out)
+	} else {
+		outcome, err = shell.Run(ctx, spec, out)
+	}
+	if err != nil {
+		return Errorf("the command could not be started: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString(showOutput(out))
+	notes, failed := describeOutcome(outcome, true)
+	if clamped {
+		notes = append(notes, fmt.Sprintf("the timeout was lowered to %g seconds, the most a call may ask for", outcome.Timeout.Seconds()))
+	}
+	for _, n := range notes {
+		b.WriteString("[" + n + "]\n")
+	}
+	return Result{Content: b.String(), IsError: failed}
+}
+
+// showOutput renders captured output for the model.
+func showOutput(out *shell.Capture) string {
+	switch {
+	case out.Total() == 0:
+		return "(no output)\n"
+	case out.Binary():
+		return fmt.Sprintf("(the output is binary data, %s, and is not shown. Write it to a file, or pipe it through `od -c | head` to look at it.)\n", humanBytes(out.Total()))
+	}
+	s := shell.CleanOutput(out.String())
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// describeOutcome says how a command ended, as notes for the model, and
+// whether that counts as a failure of the call. A non-zero exit code is
+// not one: it is the command's answer (grep finding nothing), reported
+// as such.
+func describeOutcome(o shell.Outcome, foreground bool) (notes []string, failed bool) {
+	took := o.Elapsed.Round(time.Millisecond)
+	switch o.Stop {
+	case shell.TimedOut:
+		failed = true
+		hint := "Pass a larger timeout (at most 600 seconds)"
+		if foreground {
+			hint += ", or run it with background: true if it is a server or a watcher"
+		}
+		notes = append(notes, fmt.Sprintf("stopped: the command ran past its timeout of %s and it and everything it started were killed. %s", seconds(o.Timeout), hint))
+	case shell.Cancelled:
+		failed = true
+		notes = append(notes, "stopped: "+cancelCause(o.Cause)+"; the command and everything it started were killed")
+	default:
+		if o.Signal != "" {
+			notes = append(notes, fmt.Sprintf("the command was killed by %s after %s", o.Signal, took))
+		} else {
+			notes = append(notes, fmt.Sprintf("exit code %d, after %s", o.ExitCode, took))
+		}
+	}
+	if o.Leftovers > 0 && foreground {
+		notes = append(notes, fmt.Sprintf("%d process(es) it left running were stopped when it ended; start servers and watchers with background: true", o.Leftovers))
+	}
+	if o.OutputHeld {
+		notes = append(notes, "a process that left the command's process group kept its output open and could not be found: output after this point is lost, and that process may still be running")
+	}
+	return notes, failed
+}
+
+// cancelCause names the deadline that stopped a command, read when it was
+// stopped.
+func cancelCause(cause error) string {
+	switch {
+	case cause == shell.ErrKilled:
+		return "it was stopped with shell_kill"
+	case cause == shell.ErrClosing:
+		return "Tether was shutting down"
+	case cause == context.DeadlineExceeded:
+		return "the call's own deadline (set by the client or the headless run) expired before the command ended"
+	}
+	return "the call was cancelled by the client"
+}
+
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%d seconds", int(d/time.Second))
+	}
+	return fmt.Sprintf("%.3g seconds", d.Seconds())
+}
+
+// startJob starts a background job and says how to follow it.
+func startJob(c *Call, spec shell.Spec) Result {
+	if c.Env.Jobs == nil {
+		return Errorf("background jobs are not available here (this client runs no job manager). Run the command in the foreground, with a timeout if it is slow")
+	}
+	job, err := c.Env.Jobs.Start(spec)
+	if err != nil {
+		return Errorf("the job could not be started: %v", err)
+	}
+	limit := "It runs until it ends, is stopped with shell_kill, or Tether exits."
+	if spec.Timeout > 0 {
+		limit = fmt.Sprintf("It is stopped after %s, with shell_kill, or when Tether exits.", seconds(spec.Timeout))
+	}
+	return Text(fmt.Sprintf("Started %s in the background (pid %d). Its output goes to %s.\n"+
+		"Check on it with shell_output {\"job_id\": %q}: status, exit code and the output new since the last check (pass filter to see only matching lines). %s\n",
+		job.ID, job.Pid, job.LogPath, job.ID, limit))
+}
+
+// commandGate is the decision on one command line: run it as is, run it
+// after asking, or refuse it.
+type commandGate struct {
+	analysis *cmdline.Analysis
+	title    string
+	// run is the command line to run (the allow-list may harden it).
+	run     string
+	asked   bool
+	why     string
+	refusal *Result
+}
+
+func (g commandGate) preview() string {
+	switch {
+	case g.refusal != nil:
+		return g.refusal.Content
+	case g.asked:
+		return "Would ask the user, then run: " + g.run
+	}
+	return "Would run without asking (" + g.why + "): " + g.run
+}
+
+// gateCommand decides whether a command may run. Read-only forms on the
+// allow-list (and a trusted project's test runners) run without asking;
+// plan and dry-run modes run nothing else, since a command's effects can
+// be neither confined nor staged; everything else goes to Authorize, with
+// the programs the command would run.
+func (c *Call) gateCommand(ctx context.Context, command string) commandGate {
+	g := commandGate{analysis: cmdline.Analyze(command), title: "Run: " + oneLine(command, 100), run: command}
+	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: c.insideWorkspace})
+	readOnlyMode := c.Env.Mode == protocol.ModePlan || c.Env.Mode == protocol.ModeDryRun
+	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) {
+		g.run, g.why = allowed.Run, "on the allow-list"
+		if !allowed.ReadOnly {
+			g.why = "a test run in a trusted project"
+		}
+		return g
+	}
+	if readOnlyMode {
+		why := allowed.Why
+		if allowed.OK {
+			why = "it runs the project's code"
+		}
+		r := Errorf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files), and this one is not: %s. It did not run.", c.Env.Mode, why)
+		g.refusal = &r
+		return g
+	}
+	v := c.Authorize(ctx, c.shellStep(command, g.analysis))
+	g.asked, g.why = v.Asked, "allowed by the permission mode or a saved rule"
+	if !v.Allowed {
+		g.refusal = &v.Refusal
+		return g
+	}
+	if v.Answer.Answer == protocol.AnswerAlways {
+		c.saveAlways(g.analysis)
+	}
+	return g
+}
+
+// shellStep builds the approval for a command. "Always" saves one rule per
+// program the approval names, so it allows exactly those programs from
+// then on; a later command is let through only when every program it runs
+// has a rule (permission.Rules.Allows). A command whose programs cannot be
+// known offers no "always": it asks every time.
+func (c *Call) shellStep(command string, a *cmdline.Analysis) Step {
+	req := protocol.ApprovalRequestParams{Kind: protocol.ApprovalShell, Title: "Run: " + oneLine(command, 100), Command: command}
+	step := Step{Request: req, Action: permission.Action{Tool: "shell", Changes: true, Outside: true}}
+	// Outside: a command can reach any file, so acceptEdits (which allows
+	// changes inside the workspace) must not let it through unasked.
+	switch {
+	case a.Unknowable != "":
+		step.Request.AlwaysScope = "this command only: the programs it runs cannot be known before it runs (" + a.Unknowable + ")"
+	case len(a.Programs) == 0:
+		step.Request.AlwaysScope = "this command only: it runs no program, only shell builtins"
+	default:
+		step.Programs = a.Programs
+		step.Request.Title = fmt.Sprintf("Run %s: %s", joinAnd(a.Programs), oneLine(command, 100))
+		step.Request.AlwaysScope = "run " + joinAnd(a.Programs) + " without asking in this project"
+	}
+	return step
+}
+
+// saveAlways records an "always" answer: one rule per program.
+func (c *Call) saveAlways(a *cmdline.Analysis) {
+	if a.Unknowable != "" || c.Env.Rules == nil {
+		return
+	}
+	for _, p := range a.Programs {
+		rule := permission.Rule{Kind: protocol.ApprovalShell, Program: p}
+		if err := c.Env.Rules.Add(rule); err != nil && c.Env.Log != nil {
+			c.Env.Log.Warn("saving an always-allow rule", "rule", rule.String(), "err", err)
+		}
+	}
+}
+
+// insideWorkspace reports whether a path a command names lies inside the
+// workspace, symlinks resolved.
+func (c *Call) insideWorkspace(p string) bool {
+	loc, err := c.Env.Workspace.Locate(p)
+	return err == nil && loc.Inside
+}
+
+// oneLine shortens a command line for a title.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = cutUTF8(s[:max]) + "…"
+	}
+	return s
+}
+
+// joinAnd lists names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
