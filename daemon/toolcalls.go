@@ -29,28 +29,32 @@ func (s *server) toolsCall(ctx context.Context, raw json.RawMessage) (any, error
 
 // toolsPrepare previews a call without side effects. A read-only tool is
 // not run at all: running it would do the read (and record it) just to
-// describe it, and it has nothing to approve. A tool that changes things
-// runs with Prepare set, which stops it before any change.
+// describe it. A tool that changes things runs with Prepare set, which
+// stops it before any change and says whether it would ask.
 func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, error) {
 	c, err := s.newCall(protocol.MethodToolsPrepare, raw)
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := s.reg.Lookup(c.Name); ok && t.Info().ReadOnly {
-		info := t.Info()
-		title := info.UserDescription
-		if title == "" {
-			title = info.Name
-		}
-		return protocol.ToolPrepareResult{Title: title, Message: info.Name + " " + shortArgs(c.Args)}, nil
+	t, ok := s.reg.Lookup(c.Name)
+	if !ok {
+		return protocol.ToolPrepareResult{Title: c.Name, Message: "There is no tool named " + c.Name}, nil
+	}
+	message := t.Describe(c.Args)
+	if t.Info().ReadOnly {
+		return protocol.ToolPrepareResult{Title: message, Message: message}, nil
 	}
 	c.Prepare = true
 	res := s.reg.Invoke(ctx, c)
 	title := res.Title
 	if title == "" {
-		title = c.Name
+		title = message
 	}
-	return protocol.ToolPrepareResult{Title: title, Message: res.Content, NeedsApproval: res.NeedsApproval, Diff: res.Diff}, nil
+	if res.IsError {
+		// The call will fail the same way when run; the message says why.
+		return protocol.ToolPrepareResult{Title: title, Message: res.Content, Diff: res.Diff}, nil
+	}
+	return protocol.ToolPrepareResult{Title: title, Message: message, NeedsApproval: res.NeedsApproval, Diff: res.Diff}, nil
 }
 
 // newCall builds a tools.Call from tools/call or tools/prepare params.
@@ -73,15 +77,6 @@ func (s *server) newCall(method string, raw json.RawMessage) (*tools.Call, error
 		Session:   s.sessions.get(p.Session),
 		Env:       s.env,
 	}, nil
-}
-
-// shortArgs renders arguments for a one-line preview.
-func shortArgs(args json.RawMessage) string {
-	const max = 200
-	if len(args) > max {
-		return string(args[:max]) + "…"
-	}
-	return string(args)
 }
 
 // sessions holds each agent's read records, by the session id its calls

@@ -35,7 +35,8 @@ var AskUser = New(Def[askUserArgs]{
 		s.Properties["options"].MinItems = jsonschema.Ptr(2)
 		s.Properties["options"].MaxItems = jsonschema.Ptr(9)
 	},
-	Run: runAskUser,
+	Describe: func(a askUserArgs) string { return "Asking: " + a.Question },
+	Run:      runAskUser,
 })
 
 func runAskUser(ctx context.Context, c *Call, a askUserArgs) Result {

@@ -27,6 +27,9 @@ type Def[A any] struct {
 	ReadOnly        bool
 	// Tune adjusts the inferred schema: minimums, enums, defaults.
 	Tune func(s *jsonschema.Schema)
+	// Describe, when set, says in a few words what a call will do, for the
+	// editor's progress line ("Reading main.go").
+	Describe func(args A) string
 	// Available, when set, says whether the tool is offered in env.
 	Available func(env *Env) bool
 	Run       func(ctx context.Context, c *Call, args A) Result
@@ -37,6 +40,7 @@ type defTool[A any] struct {
 	resolved  *jsonschema.Resolved
 	props     []string
 	available func(env *Env) bool
+	describe  func(args A) string
 	run       func(ctx context.Context, c *Call, args A) Result
 }
 
@@ -47,6 +51,7 @@ func New[A any](d Def[A]) Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
 	}
+	notNull(s)
 	if d.Tune != nil {
 		d.Tune(s)
 	}
@@ -76,6 +81,7 @@ func New[A any](d Def[A]) Tool {
 		resolved:  resolved,
 		props:     props,
 		available: d.Available,
+		describe:  d.Describe,
 		run:       d.Run,
 	}
 }
@@ -84,6 +90,20 @@ func (t *defTool[A]) Info() protocol.ToolInfo { return t.info }
 
 func (t *defTool[A]) Available(env *Env) bool {
 	return t.available == nil || env == nil || t.available(env)
+}
+
+// Describe says what a call will do, in a few words; arguments that do
+// not decode get the tool's own short description.
+func (t *defTool[A]) Describe(raw json.RawMessage) string {
+	if t.describe != nil {
+		if args, err := t.decode(raw); err == nil {
+			return t.describe(args)
+		}
+	}
+	if t.info.UserDescription != "" {
+		return t.info.UserDescription
+	}
+	return t.info.Name
 }
 
 func (t *defTool[A]) Run(ctx context.Context, c *Call) Result {
@@ -130,6 +150,22 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 		return args, err
 	}
 	return args, nil
+}
+
+// notNull drops the "null" that inference allows for slices: a model that
+// sends null where a list belongs should be told, not have it pass as empty
+// and dodge minItems.
+func notNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		notNull(p)
+	}
+	notNull(s.Items)
 }
 
 // describeArgs lists the arguments with their types, required ones marked.

@@ -20,6 +20,7 @@ var DeleteFile = New(Def[deleteFileArgs]{
 	UserDescription: "Delete a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first",
+	Describe:        func(a deleteFileArgs) string { return "Deleting " + a.Path },
 	Run:             runDeleteFile,
 })
 

@@ -30,6 +30,7 @@ var EditFile = New(Def[editFileArgs]{
 	UserDescription: "Replace text in a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
+	Describe:        func(a editFileArgs) string { return "Editing " + a.Path },
 	Run: func(ctx context.Context, c *Call, a editFileArgs) Result {
 		return c.runEdits(ctx, a.Path, []edit.Edit{{Old: a.OldString, New: a.NewString, ReplaceAll: a.ReplaceAll}})
 	},

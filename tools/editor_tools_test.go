@@ -151,3 +151,14 @@ func TestAskUser(t *testing.T) {
 		}
 	}
 }
+
+func TestNullListIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.env.Capabilities.AskUser = true
+	if msg := h.fail("ask_user", map[string]any{"question": "Q", "options": nil}); !strings.Contains(msg, "options") {
+		t.Fatal(msg)
+	}
+	if msg := h.fail("todo", map[string]any{"items": nil}); !strings.Contains(msg, "items") {
+		t.Fatal(msg)
+	}
+}

@@ -40,7 +40,8 @@ var Glob = New(Def[globArgs]{
 		s.Properties["max_results"].Minimum = jsonschema.Ptr(1.0)
 		s.Properties["max_results"].Maximum = jsonschema.Ptr(float64(globMaxPaths))
 	},
-	Run: runGlob,
+	Describe: func(a globArgs) string { return "Finding files matching " + a.Pattern },
+	Run:      runGlob,
 })
 
 func runGlob(ctx context.Context, c *Call, a globArgs) Result {

@@ -51,7 +51,8 @@ var Grep = New(Def[grepArgs]{
 		s.Properties["max_matches"].Minimum = jsonschema.Ptr(1.0)
 		s.Properties["max_matches"].Maximum = jsonschema.Ptr(float64(grepMaxLines))
 	},
-	Run: runGrep,
+	Describe: func(a grepArgs) string { return "Searching for " + a.Pattern },
+	Run:      runGrep,
 })
 
 func runGrep(ctx context.Context, c *Call, a grepArgs) Result {

@@ -25,7 +25,13 @@ var ListDir = New(Def[listDirArgs]{
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
 	ReadOnly:        true,
-	Run:             runListDir,
+	Describe: func(a listDirArgs) string {
+		if a.Path == "" {
+			return "Listing the workspace folder"
+		}
+		return "Listing " + a.Path
+	},
+	Run: runListDir,
 })
 
 func runListDir(ctx context.Context, c *Call, a listDirArgs) Result {

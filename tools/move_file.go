@@ -26,6 +26,7 @@ var MoveFile = New(Def[moveFileArgs]{
 	UserDescription: "Move or rename a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first",
+	Describe:        func(a moveFileArgs) string { return "Moving " + a.From + " to " + a.To },
 	Run:             runMoveFile,
 })
 

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -37,6 +38,7 @@ var MultiEdit = New(Def[multiEditArgs]{
 		edits.Types, edits.Type = nil, "array"
 		edits.MinItems = jsonschema.Ptr(1)
 	},
+	Describe: func(a multiEditArgs) string { return fmt.Sprintf("Making %d edits in %s", len(a.Edits), a.Path) },
 	Run: func(ctx context.Context, c *Call, a multiEditArgs) Result {
 		edits := make([]edit.Edit, len(a.Edits))
 		for i, e := range a.Edits {

@@ -38,6 +38,12 @@ var Problems = New(Def[problemsArgs]{
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["severity"].Enum = []any{"error", "warning", "info", "hint"}
 	},
+	Describe: func(a problemsArgs) string {
+		if a.Path != "" {
+			return "Checking problems in " + a.Path
+		}
+		return "Checking the editor's problems"
+	},
 	Run: runProblems,
 })
 

@@ -40,6 +40,12 @@ var ReadFile = New(Def[readFileArgs]{
 		s.Properties["offset"].Minimum = jsonschema.Ptr(1.0)
 		s.Properties["limit"].Minimum = jsonschema.Ptr(1.0)
 	},
+	Describe: func(a readFileArgs) string {
+		if a.Offset > 0 || a.Limit > 0 {
+			return fmt.Sprintf("Reading %s from line %d", a.Path, max(a.Offset, 1))
+		}
+		return "Reading " + a.Path
+	},
 	Run: runReadFile,
 })
 

@@ -41,7 +41,8 @@ var Shell = New(Def[shellArgs]{
 		s.Properties["timeout"].Types = nil
 		s.Properties["timeout"].Type = "number"
 	},
-	Run: runShell,
+	Describe: func(a shellArgs) string { return "Running: " + oneLine(a.Command, 80) },
+	Run:      runShell,
 })
 
 func runShell(ctx context.Context, c *Call, a shellArgs) Result {

@@ -34,7 +34,8 @@ var ShellKill = New(Def[shellKillArgs]{
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["job_id"].MinLength = jsonschema.Ptr(1)
 	},
-	Run: runShellKill,
+	Describe: func(a shellKillArgs) string { return "Stopping " + a.JobID },
+	Run:      runShellKill,
 })
 
 func runShellKill(ctx context.Context, c *Call, a shellKillArgs) Result {

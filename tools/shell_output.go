@@ -33,7 +33,8 @@ var ShellOutput Tool = repeatable{New(Def[shellOutputArgs]{
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["job_id"].MinLength = jsonschema.Ptr(1)
 	},
-	Run: runShellOutput,
+	Describe: func(a shellOutputArgs) string { return "Checking " + a.JobID },
+	Run:      runShellOutput,
 })}
 
 func runShellOutput(_ context.Context, c *Call, a shellOutputArgs) Result {

@@ -45,7 +45,8 @@ var Todo = New(Def[todoArgs]{
 		item.Properties["status"].Enum = []any{TodoPending, TodoInProgress, TodoDone}
 		item.Properties["text"].MinLength = jsonschema.Ptr(1)
 	},
-	Run: runTodo,
+	Describe: func(a todoArgs) string { return "Updating the plan" },
+	Run:      runTodo,
 })
 
 func runTodo(ctx context.Context, c *Call, a todoArgs) Result {

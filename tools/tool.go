@@ -132,5 +132,8 @@ func Text(s string) Result { return Result{Content: s} }
 // Tool is one callable tool.
 type Tool interface {
 	Info() protocol.ToolInfo
+	// Describe says in a few words what a call with these arguments will
+	// do, for progress messages; it has no side effect.
+	Describe(args json.RawMessage) string
 	Run(ctx context.Context, c *Call) Result
 }

@@ -30,7 +30,13 @@ var WriteFile = New(Def[writeFileArgs]{
 	UserDescription: "Create or overwrite a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
-	Run:             runWriteFile,
+	Describe: func(a writeFileArgs) string {
+		if a.Append {
+			return "Appending to " + a.Path
+		}
+		return "Writing " + a.Path
+	},
+	Run: runWriteFile,
 })
 
 func runWriteFile(ctx context.Context, c *Call, a writeFileArgs) Result {
