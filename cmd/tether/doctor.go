@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/tether-dev/tether/tools"
+)
+
+// check is one line of the doctor's report.
+type check struct {
+	status string // "ok", "warn" or "FAIL"
+	what   string
+	detail string
+}
+
+func runDoctor(args []string) int {
+	return doctorMain(context.Background(), args, osIO())
+}
+
+// doctorMain checks what tether needs from the machine. Only a real
+// failure (a folder tether cannot write) exits non-zero; a missing
+// ripgrep is a warning because every tool but grep and glob still works.
+func doctorMain(ctx context.Context, args []string, cio cmdIO) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(cio.stderr)
+	rgPath := fs.String("rg", "", "ripgrep binary to check (default: rg on PATH)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(cio.stderr, "tether doctor: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	fmt.Fprintf(cio.stdout, "tether   %s\ngo       %s\nos/arch  %s/%s\n\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+
+	checks := []check{checkRipgrep(ctx, *rgPath)}
+	for _, d := range tetherDirs() {
+		checks = append(checks, checkDir(d.what, d.path))
+	}
+	failed := 0
+	for _, c := range checks {
+		fmt.Fprintf(cio.stdout, "%-4s  %-13s %s\n", c.status, c.what, c.detail)
+		if c.status == "FAIL" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(cio.stdout, "\n%d check(s) failed\n", failed)
+		return 1
+	}
+	return 0
+}
+
+func checkRipgrep(ctx context.Context, configured string) check {
+	path, err := tools.LookRg(configured)
+	if err != nil {
+		return check{"warn", "ripgrep", fmt.Sprintf("%v: grep and glob will not work until it is installed (Debian/Ubuntu: apt-get install ripgrep)", err)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return check{"warn", "ripgrep", fmt.Sprintf("%s does not run (%v): grep and glob will fail; reinstall it (apt-get install ripgrep)", path, err)}
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return check{"ok", "ripgrep", fmt.Sprintf("%s (%s)", path, strings.TrimSpace(first))}
+}
+
+type namedDir struct{ what, path string }
+
+// tetherDirs are the folders tether keeps files in, per the XDG base
+// directory rules: logs and undo checkpoints, allow lists, project memory.
+func tetherDirs() []namedDir {
+	return []namedDir{
+		{"state folder", filepath.Join(xdg.StateHome, "tether")},
+		{"config folder", filepath.Join(xdg.ConfigHome, "tether")},
+		{"data folder", filepath.Join(xdg.DataHome, "tether")},
+	}
+}
+
+// checkDir makes sure dir exists (creating it as tether would) and that a
+// file can be created in it.
+func checkDir(what, dir string) check {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return check{"FAIL", what, fmt.Sprintf("%s cannot be created: %v", dir, err)}
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return check{"FAIL", what, fmt.Sprintf("%s is not writable: %v", dir, err)}
+	}
+	name := f.Name()
+	werr := f.Close()
+	if rerr := os.Remove(name); werr == nil {
+		werr = rerr
+	}
+	if werr != nil {
+		return check{"FAIL", what, fmt.Sprintf("%s: writing a test file failed: %v", dir, werr)}
+	}
+	return check{"ok", what, dir + " (writable)"}
+}

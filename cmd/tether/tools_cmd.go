@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
+)
+
+func runTools(args []string) int { return toolsMain(args, osIO()) }
+
+// toolsMain prints the registry: a table for people, or with --json the
+// same []protocol.ToolInfo that a client gets from tools/list.
+func toolsMain(args []string, cio cmdIO) int {
+	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	fs.SetOutput(cio.stderr)
+	asJSON := fs.Bool("json", false, "print the JSON list of tool descriptions, as tools/list returns them")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(cio.stderr, "tether tools: unexpected arguments %q; the only flag is --json\n", fs.Args())
+		return 2
+	}
+	infos := tools.Builtin().Infos()
+	if *asJSON {
+		enc := json.NewEncoder(cio.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(infos); err != nil {
+			fmt.Fprintf(cio.stderr, "tether tools: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	tw := tabwriter.NewWriter(cio.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tRISK\tPERMISSION\tDESCRIPTION")
+	for _, t := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Risk, t.Permission, oneLine(t))
+	}
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintf(cio.stderr, "tether tools: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// oneLine is a tool's short description: the phrase written for people,
+// else the first sentence of the one written for the model.
+func oneLine(t protocol.ToolInfo) string {
+	if t.UserDescription != "" {
+		return t.UserDescription
+	}
+	s := t.Description
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	const max = 80
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}

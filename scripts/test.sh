@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every test of the project. This is the one test command: the README
+# and .ci/run call it. It works on a fresh Debian machine that has Go and
+# apt (it installs what else it needs) and exits non-zero if any step fails.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+# The race detector needs cgo, hence a C compiler.
+race=(-race)
+if [ "${TETHER_TEST_RACE:-1}" = 0 ]; then
+	race=()
+fi
+
+system_packages() {
+	# rg: grep and glob run ripgrep; patch: the diff tests apply their output.
+	local needed=(rg:ripgrep patch:patch)
+	if [ ${#race[@]} -gt 0 ]; then
+		# Installed without recommends, gcc needs libc6-dev named for cgo.
+		needed+=(gcc:gcc,libc6-dev)
+	fi
+	ensure_commands "${needed[@]}"
+}
+
+gofmt_clean() {
+	local unformatted
+	unformatted=$(find . \( -name node_modules -o -name .git -o -name bin \) -prune -o -name '*.go' -print0 |
+		xargs -0 gofmt -l)
+	if [ -n "$unformatted" ]; then
+		echo "these files need gofmt -w:"
+		echo "$unformatted"
+		return 1
+	fi
+	echo "all Go files are gofmt-clean"
+}
+
+go_test() {
+	if [ ${#race[@]} -gt 0 ]; then
+		export CGO_ENABLED=1
+	fi
+	go test "${race[@]}" -timeout 20m ./...
+}
+
+step "system packages" system_packages
+step "go mod download" go mod download
+step "go vet" go vet ./...
+step "gofmt" gofmt_clean
+step "go test ${race[*]}" go_test
+finish_steps
