@@ -21,7 +21,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/logging"
-	"github.com/tether-dev/tether/shell"
+	"github.com/tether-dev/tether/stores"
 	"github.com/tether-dev/tether/tools"
 	"github.com/tether-dev/tether/undo"
 )
@@ -121,8 +121,8 @@ type server struct {
 	sessions sessions
 	// undo is the project's checkpoint store, opened by initialize.
 	undo *undo.Store
-	// jobs runs the shell tool's commands; closed when serving ends.
-	jobs *shell.Jobs
+	// stores are the project's stores, closed when serving ends.
+	stores *stores.Stores
 
 	exited  chan struct{} // closed when exit arrives
 	sawExit bool

@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/logging"
 	"github.com/tether-dev/tether/permission"
 	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/stores"
 	"github.com/tether-dev/tether/tools"
 	"github.com/tether-dev/tether/workspace"
 )
@@ -70,14 +71,15 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 2
 	}
-	checkpoints, err := openProjectStores(env)
+	st, err := stores.Open(env.Workspace.Primary(), stores.Options{Log: env.Log})
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 1
 	}
-	defer checkpoints.Close()
+	st.Attach(env)
+	defer st.Close()
 	defer func() {
-		if id, ok := checkpoints.CheckpointID(opts.requestID); ok {
+		if id, ok := st.Undo.CheckpointID(opts.requestID); ok {
 			fmt.Fprintf(cio.stderr, "tether call: the changes of request %s are undo checkpoint %s\n", opts.requestID, id)
 		}
 	}()

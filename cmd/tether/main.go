@@ -3,6 +3,11 @@
 //	tether serve          speak JSON-RPC over stdio to an editor
 //	tether call ...       run tool calls from the command line
 //	tether tools [--json] print the tool registry
+//	tether undo [ID]      put back a request's changes
+//	tether checkpoints    list undo checkpoints
+//	tether allow          list or reset saved approvals
+//	tether staged         review dry-run changes
+//	tether trust          trust the project's test runners
 //	tether doctor         check ripgrep, folders and versions
 //	tether version        print the version
 package main
@@ -24,6 +29,11 @@ var commands = []command{
 	{"serve", "serve                   speak JSON-RPC 2.0 (LSP framing) on stdin/stdout", runServe},
 	{"call", "call [flags] TOOL JSON  run tool calls in one session and print the results", runCall},
 	{"tools", "tools [--json]          print the tool registry", runTools},
+	{"undo", "undo [ID]               put back a request's changes (default: the newest)", runUndo},
+	{"checkpoints", "checkpoints [ID]        list undo checkpoints, or show one's diff", runCheckpoints},
+	{"allow", "allow [--reset]         list or clear the saved \"always\" answers", runAllow},
+	{"staged", "staged [list|show|apply|drop] [ID...]  review dry-run changes", runStaged},
+	{"trust", "trust [--off]           let this project's test runners run without asking", runTrust},
 	{"doctor", "doctor                  check ripgrep, XDG folders, versions", runDoctor},
 	{"version", "version                 print the version", runVersion},
 }

@@ -1,0 +1,90 @@
+// Package stores opens a project's on-disk state for one session, the same
+// way for the daemon and the headless command line: undo checkpoints,
+// saved "always" answers, dry-run staging, the shell's job manager and the
+// project's trust. They live under the XDG folders, keyed by the primary
+// workspace folder, so two editor windows and a terminal on one project
+// share them.
+package stores
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/project"
+	"github.com/tether-dev/tether/shell"
+	"github.com/tether-dev/tether/staging"
+	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/undo"
+)
+
+// Options tunes Open.
+type Options struct {
+	// UndoKeep is how many checkpoints are kept; 0 means undo.DefaultKeep.
+	UndoKeep int
+	// Jobs opens the shell's job manager for background commands. A short
+	// headless run leaves it off: its jobs would die with it at once.
+	Jobs bool
+	Log  *slog.Logger
+}
+
+// Stores is one project's state, open.
+type Stores struct {
+	Undo    *undo.Store
+	Rules   *permission.Rules
+	Staging *staging.Store
+	Jobs    *shell.Jobs // nil unless Options.Jobs (or it failed to open)
+	Trusted bool
+}
+
+// Open opens the stores of the project whose primary folder is root. The
+// undo store is the one that must open: Tether does not change files it
+// cannot undo. The others degrade safely: without saved rules every step
+// asks; without a job manager background commands are refused.
+func Open(root string, o Options) (*Stores, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	u, err := undo.Open(root, undo.Options{Keep: o.UndoKeep, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the undo store for %s (%v); Tether does not change files it cannot undo. Check the XDG state folder with tether doctor", root, err)
+	}
+	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root)}
+	if s.Rules, err = permission.LoadRules(RulesPath(root)); err != nil {
+		log.Error("ignoring saved permissions", "path", RulesPath(root), "err", err)
+		s.Rules, _ = permission.LoadRules("")
+	}
+	if o.Jobs {
+		if s.Jobs, err = shell.OpenJobs(); err != nil {
+			log.Warn("background jobs are unavailable", "err", err)
+		}
+	}
+	return s, nil
+}
+
+// RulesPath is the project's allow.json.
+func RulesPath(root string) string { return filepath.Join(project.ConfigDir(root), "allow.json") }
+
+// StagingDir is where the project's dry-run changes wait.
+func StagingDir(root string) string { return filepath.Join(project.StateDir(root), "staged") }
+
+// Attach lends the stores to an Env.
+func (s *Stores) Attach(env *tools.Env) {
+	env.Checkpoints = s.Undo
+	env.Rules = s.Rules
+	env.Staging = s.Staging
+	env.Trusted = s.Trusted
+	if s.Jobs != nil {
+		env.Jobs = s.Jobs
+	}
+}
+
+// Close stops every job the session started and releases the undo store.
+func (s *Stores) Close() error {
+	if s.Jobs != nil {
+		s.Jobs.Close()
+	}
+	return s.Undo.Close()
+}
