@@ -1,0 +1,67 @@
+package stores
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/workspace"
+)
+
+func isolate(t *testing.T) string {
+	home := t.TempDir()
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"} {
+		t.Setenv(v, filepath.Join(home, v))
+	}
+	return t.TempDir()
+}
+
+func TestOpenAttachClose(t *testing.T) {
+	root := isolate(t)
+	st, err := Open(root, Options{Jobs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := workspace.New(root)
+	env := &tools.Env{Workspace: ws}
+	st.Attach(env)
+	if env.Checkpoints == nil || env.Rules == nil || env.Staging == nil || env.Jobs == nil {
+		t.Fatalf("not attached: %+v", env)
+	}
+	if err := st.Rules.Add(permission.Rule{Kind: protocol.ApprovalShell, Program: "make"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A second session on the same project sees what the first saved.
+	again, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if len(again.Rules.List()) != 1 || again.Jobs != nil {
+		t.Fatalf("rules %v, jobs %v", again.Rules.List(), again.Jobs)
+	}
+}
+
+// A damaged allow.json must not stop the session, and must not be read as
+// "everything allowed": every step then asks.
+func TestCorruptRulesAskEverything(t *testing.T) {
+	root := isolate(t)
+	if err := os.MkdirAll(filepath.Dir(RulesPath(root)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(RulesPath(root), []byte("{broken"), 0o600)
+	st, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Rules.Allows(protocol.ApprovalRequestParams{Kind: protocol.ApprovalEdit}, nil) || len(st.Rules.List()) != 0 {
+		t.Fatal("a corrupt rules file must allow nothing")
+	}
+}
