@@ -1,0 +1,326 @@
+// approval/request: an edit opens as a diff to review hunk by hunk; a
+// command, a fetch, a path outside the workspace or a memory write is a
+// prompt that shows exactly what would happen.
+
+import * as vscode from "vscode";
+import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
+
+import type { Daemon } from "./daemon";
+import { errorText } from "./daemon";
+import { EditReview } from "./editReview";
+import type { Answer } from "./hunks";
+import { OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
+import { ProposalFs } from "./proposalFs";
+import {
+  AnswerAlways,
+  AnswerNo,
+  AnswerSkip,
+  AnswerYes,
+  ApprovalEdit,
+  ApprovalFetch,
+  ApprovalMemory,
+  ApprovalOutside,
+  ApprovalRequestParams,
+  ApprovalRequestResult,
+  ApprovalShell,
+  MethodApprovalRequest,
+} from "./protocol";
+
+interface Pending {
+  review: EditReview;
+  finish(result: ApprovalRequestResult): void;
+}
+
+/** A change with texts to compare is reviewed in the diff editor. */
+export function isReviewable(p: ApprovalRequestParams): boolean {
+  return (p.kind === ApprovalEdit || p.kind === ApprovalOutside) && (p.original !== undefined || p.proposed !== undefined);
+}
+
+const buttons: { label: string; answer: Answer }[] = [
+  { label: "Yes", answer: AnswerYes },
+  { label: "Always", answer: AnswerAlways },
+  { label: "Skip", answer: AnswerSkip },
+  { label: "No", answer: AnswerNo },
+];
+
+/** The prompt for a step that is not a reviewable edit: the full command, host or path. */
+export function promptMessage(p: ApprovalRequestParams): { text: string; warn: boolean } {
+  let text: string;
+  let warn = false;
+  switch (p.kind) {
+    case ApprovalShell:
+      text = `Tether wants to run: ${p.command ?? p.title}`;
+      warn = true;
+      break;
+    case ApprovalFetch:
+      text = `Tether wants to fetch from ${p.host ?? p.title}`;
+      break;
+    case ApprovalOutside:
+      text = `Tether wants to use ${p.path ?? p.title}, outside the workspace`;
+      warn = true;
+      break;
+    case ApprovalMemory:
+      text = `Tether wants to write project memory: ${p.title}`;
+      break;
+    default:
+      text = `Tether wants to ${p.title}${p.path ? ` (${p.path})` : ""}`;
+      warn = true;
+  }
+  if (p.alwaysScope) {
+    text += `. “Always” allows ${p.alwaysScope}.`;
+  }
+  return { text, warn };
+}
+
+/** Maps the button the user chose to an answer; dismissing the prompt is a skip. */
+export function promptAnswer(choice: string | undefined): ApprovalRequestResult {
+  const b = buttons.find((x) => x.label === choice);
+  return { answer: b ? b.answer : AnswerSkip };
+}
+
+export class Approvals implements vscode.Disposable {
+  private readonly pending = new Map<string, Pending>();
+  private readonly prompts = new Set<() => void>();
+  private readonly fs = new ProposalFs();
+  private readonly originals = new Map<string, string>();
+  private readonly lensEmitter = new vscode.EventEmitter<void>();
+  private readonly subs: vscode.Disposable[] = [];
+  private seq = 0;
+
+  constructor(
+    daemon: Daemon,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    daemon.onRequest(MethodApprovalRequest, (p: ApprovalRequestParams, token: RpcCancellationToken) => this.handle(p, token));
+    this.subs.push(
+      daemon.onDidStop(() => this.skipAll()),
+      vscode.workspace.registerFileSystemProvider(ProposedScheme, this.fs, { isCaseSensitive: true }),
+      vscode.workspace.registerTextDocumentContentProvider(OriginalScheme, {
+        provideTextDocumentContent: (uri) => this.originals.get(uri.toString()) ?? "",
+      }),
+      vscode.languages.registerCodeLensProvider({ scheme: ProposedScheme }, {
+        onDidChangeCodeLenses: this.lensEmitter.event,
+        provideCodeLenses: (doc) => this.lenses(doc),
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.scheme === ProposedScheme) {
+          this.lensEmitter.fire();
+        }
+      }),
+      vscode.window.tabGroups.onDidChangeTabs((e) => this.tabsClosed(e.closed)),
+    );
+  }
+
+  handle(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    return isReviewable(p) ? this.review(p, token) : this.prompt(p, token);
+  }
+
+  /** The edits waiting for review, for tests and the commands. */
+  get reviews(): EditReview[] {
+    return [...this.pending.values()].map((x) => x.review);
+  }
+
+  private review(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    const review = new EditReview(String(++this.seq), p, this.fs);
+    const key = review.proposedUri.toString();
+    this.originals.set(review.originalUri.toString(), review.original);
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (result: ApprovalRequestResult) => {
+        if (done) {
+          return;
+        }
+        done = true;
+        this.pending.delete(key);
+        void this.close(review);
+        this.log.info(`approval ${p.title}: ${result.answer}`);
+        resolve(result);
+      };
+      this.pending.set(key, { review, finish });
+      this.updateContext();
+      token.onCancellationRequested(() => finish({ answer: AnswerSkip }));
+      review.open().catch((e: unknown) => {
+        this.log.error(`could not open the review of ${p.path}: ${errorText(e)}`);
+        void this.remind(review);
+      });
+    });
+  }
+
+  private async prompt(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    const { text, warn } = promptMessage(p);
+    const labels = buttons.map((b) => b.label);
+    let cancelled!: () => void;
+    const cancel = new Promise<undefined>((resolve) => (cancelled = () => resolve(undefined)));
+    this.prompts.add(cancelled);
+    const sub = token.onCancellationRequested(cancelled);
+    try {
+      const shown = warn ? vscode.window.showWarningMessage(text, ...labels) : vscode.window.showInformationMessage(text, ...labels);
+      const choice = await Promise.race([shown, cancel]);
+      const result = promptAnswer(choice);
+      this.log.info(`approval ${p.title}: ${result.answer}`);
+      return result;
+    } finally {
+      sub.dispose();
+      this.prompts.delete(cancelled);
+    }
+  }
+
+  /**
+   * Answers the review shown in target (the diff's proposed side), else the
+   * one in the active editor, else the only one waiting.
+   */
+  answer(answer: Answer, target?: vscode.Uri): boolean {
+    const entry = this.find(target);
+    if (!entry) {
+      void vscode.window.showInformationMessage("No Tether change is waiting for review.");
+      return false;
+    }
+    entry.finish(entry.review.answer(answer));
+    return true;
+  }
+
+  async toggleHunk(target: vscode.Uri | string | undefined, id: number): Promise<void> {
+    const entry = this.find(typeof target === "string" ? vscode.Uri.parse(target) : target);
+    if (!entry) {
+      return;
+    }
+    if (entry.review.editedText() !== undefined) {
+      const replace = "Replace My Edits";
+      const ok = await vscode.window.showWarningMessage(
+        "Keeping or dropping a hunk rebuilds the proposal and replaces what you typed into it.",
+        { modal: true },
+        replace,
+      );
+      if (ok !== replace) {
+        return;
+      }
+    }
+    await entry.review.toggle(id);
+    this.lensEmitter.fire();
+  }
+
+  async resetProposal(target?: vscode.Uri | string): Promise<void> {
+    const entry = this.find(typeof target === "string" ? vscode.Uri.parse(target) : target);
+    await entry?.review.reset();
+    this.lensEmitter.fire();
+  }
+
+  private find(target: vscode.Uri | undefined): Pending | undefined {
+    const tried = [target, vscode.window.activeTextEditor?.document.uri];
+    for (const uri of tried) {
+      const hit = uri && this.pending.get(uri.toString());
+      if (hit) {
+        return hit;
+      }
+    }
+    return this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
+  }
+
+  private lenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const entry = this.pending.get(doc.uri.toString());
+    if (!entry) {
+      return [];
+    }
+    const top = new vscode.Range(0, 0, 0, 0);
+    if (entry.review.editedText() !== undefined) {
+      return [
+        new vscode.CodeLens(top, { title: "$(edit) Edited by you: approving writes this text", command: "" }),
+        new vscode.CodeLens(top, { title: "Undo my edits", command: "tether.resetProposal", arguments: [doc.uri.toString()] }),
+      ];
+    }
+    const places = entry.review.places();
+    return places.map((p, i) => {
+      const n = `${i + 1}/${places.length}`;
+      const title = p.kept ? `$(close) Drop hunk ${n}` : `$(check) Keep hunk ${n} (dropped)`;
+      return new vscode.CodeLens(new vscode.Range(p.line, 0, p.line, 0), {
+        title,
+        command: "tether.toggleHunk",
+        arguments: [doc.uri.toString(), p.id],
+      });
+    });
+  }
+
+  /** Saves the proposal (so closing asks nothing), closes its diff, forgets it. */
+  private async close(review: EditReview): Promise<void> {
+    this.updateContext();
+    try {
+      const doc = review.document();
+      if (doc?.isDirty) {
+        await doc.save();
+      }
+      const key = review.proposedUri.toString();
+      for (const group of vscode.window.tabGroups.all) {
+        for (const tab of group.tabs) {
+          if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === key) {
+            await vscode.window.tabGroups.close(tab, true);
+          }
+        }
+      }
+    } catch (e) {
+      this.log.warn(`closing the review: ${errorText(e)}`);
+    } finally {
+      this.fs.remove(review.proposedUri);
+      this.originals.delete(review.originalUri.toString());
+      this.lensEmitter.fire();
+    }
+  }
+
+  /**
+   * A review tab closed without an answer (a preview tab is replaced by the
+   * next file the user opens). The change still waits: say so, and let
+   * dismissing the reminder be the skip it would be in a prompt.
+   */
+  private tabsClosed(closed: readonly vscode.Tab[]): void {
+    for (const tab of closed) {
+      if (tab.input instanceof vscode.TabInputTextDiff) {
+        const entry = this.pending.get(tab.input.modified.toString());
+        if (entry) {
+          void this.remind(entry.review);
+        }
+      }
+    }
+  }
+
+  private async remind(review: EditReview): Promise<void> {
+    const key = review.proposedUri.toString();
+    const choice = await vscode.window.showInformationMessage(
+      `Tether's change to ${review.params.path ?? "a file"} is waiting for your review: ${review.params.title}.`,
+      "Review",
+      "Approve",
+      "Skip",
+    );
+    const entry = this.pending.get(key);
+    if (!entry) {
+      return;
+    }
+    if (choice === "Review") {
+      await review.open();
+    } else if (choice === "Approve") {
+      entry.finish(review.answer(AnswerYes));
+    } else {
+      entry.finish({ answer: AnswerSkip });
+    }
+  }
+
+  /** Answers every open approval with skip: the daemon went away, or we are. */
+  skipAll(): void {
+    for (const entry of [...this.pending.values()]) {
+      entry.finish({ answer: AnswerSkip });
+    }
+    for (const cancel of [...this.prompts]) {
+      cancel();
+    }
+  }
+
+  private updateContext(): void {
+    void vscode.commands.executeCommand("setContext", ReviewingContext, this.pending.size > 0);
+  }
+
+  dispose(): void {
+    this.skipAll();
+    this.lensEmitter.dispose();
+    for (const s of this.subs) {
+      s.dispose();
+    }
+  }
+}

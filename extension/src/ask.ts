@@ -1,0 +1,76 @@
+// user/ask: the model's question as a quick pick of its options, plus a
+// way to answer in your own words when the question allows it.
+
+import * as vscode from "vscode";
+import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
+
+import type { Daemon } from "./daemon";
+import { MethodUserAsk, UserAskParams, UserAskResult } from "./protocol";
+
+export const freeTextLabel = "$(edit) Type your own answer…";
+
+interface AskItem extends vscode.QuickPickItem {
+  freeText?: boolean;
+}
+
+/**
+ * The answer for what the user did: picked an option, picked the free-text
+ * entry with something typed in the filter box (that text is the answer),
+ * or dismissed it all (undefined).
+ */
+export function askAnswer(picked: AskItem | undefined, typed: string): UserAskResult | "needs-text" {
+  if (!picked) {
+    return { cancelled: true };
+  }
+  if (!picked.freeText) {
+    return { answer: picked.label };
+  }
+  const text = typed.trim();
+  return text ? { answer: text } : "needs-text";
+}
+
+export async function ask(q: UserAskParams, token?: RpcCancellationToken): Promise<UserAskResult> {
+  const items: AskItem[] = (q.options ?? []).map((o) => ({ label: o }));
+  if (q.allowFreeText) {
+    items.push({ label: freeTextLabel, freeText: true, alwaysShow: true, description: "or type it in the box above" });
+  }
+  const qp = vscode.window.createQuickPick<AskItem>();
+  qp.title = "Tether asks";
+  qp.placeholder = q.question;
+  qp.items = items;
+  qp.ignoreFocusOut = true;
+  const picked = await new Promise<{ item: AskItem | undefined; typed: string }>((resolve) => {
+    let settled = false;
+    const settle = (item: AskItem | undefined) => {
+      if (!settled) {
+        settled = true;
+        resolve({ item, typed: qp.value });
+      }
+    };
+    qp.onDidAccept(() => {
+      // Enter with text that matches no option picks the free-text entry.
+      const item = qp.selectedItems[0] ?? (q.allowFreeText && qp.value.trim() ? items[items.length - 1] : undefined);
+      if (item) {
+        settle(item);
+      }
+      qp.hide();
+    });
+    qp.onDidHide(() => settle(undefined));
+    token?.onCancellationRequested(() => qp.hide());
+    qp.show();
+  });
+  qp.dispose();
+  const result = askAnswer(picked.item, picked.typed);
+  if (result !== "needs-text") {
+    return result;
+  }
+  if (token?.isCancellationRequested) {
+    return { cancelled: true };
+  }
+  const text = await vscode.window.showInputBox({ title: "Tether asks", prompt: q.question, ignoreFocusOut: true });
+  return text && text.trim() ? { answer: text.trim() } : { cancelled: true };
+}
+
+export function registerAsk(daemon: Daemon): void {
+  daemon.onRequest(MethodUserAsk, (q: UserAskParams, token: RpcCancellationToken) => ask(q, token));
+}

@@ -1,0 +1,55 @@
+// The command palette entries. Their ids are a contract (package.json,
+// keybindings users make, the docs): never rename one.
+
+import * as vscode from "vscode";
+import { ErrorCodes, ResponseError } from "vscode-jsonrpc";
+
+import type { Approvals } from "./approval";
+import { Daemon, errorText } from "./daemon";
+import type { InfoDocuments } from "./infoDocuments";
+import { resetPermissions, reviewPermissions } from "./permissionCommands";
+import { AnswerAlways, AnswerNo, AnswerSkip, AnswerYes } from "./protocol";
+import { reviewStaged } from "./stagedCommands";
+import { showCheckpoints, undo } from "./undoCommands";
+
+/** Says what failed in words a user can act on. */
+export function commandError(what: string, e: unknown): string {
+  if (e instanceof ResponseError && e.code === ErrorCodes.MethodNotFound) {
+    return `${what} is not available: this Tether daemon does not support it yet.`;
+  }
+  return `${what} failed: ${errorText(e)}`;
+}
+
+export function registerCommands(
+  daemon: Daemon,
+  approvals: Approvals,
+  docs: InfoDocuments,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
+  const run = (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) => async (...args: any[]) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      log.error(`${what}: ${errorText(e)}`);
+      void vscode.window.showErrorMessage(commandError(what, e), "Show Log").then((c) => c && log.show());
+    }
+  };
+  const uriArg = (a: unknown) => (a instanceof vscode.Uri ? a : undefined);
+  const reg = (id: string, what: string, fn: (...args: any[]) => Promise<unknown> | unknown) =>
+    vscode.commands.registerCommand(id, run(what, fn));
+  return [
+    reg("tether.undo", "Undo", () => undo(daemon, docs)),
+    reg("tether.showCheckpoints", "Showing checkpoints", () => showCheckpoints(daemon, docs)),
+    reg("tether.approve", "Approve", (u?: unknown) => approvals.answer(AnswerYes, uriArg(u))),
+    reg("tether.reject", "Reject", (u?: unknown) => approvals.answer(AnswerNo, uriArg(u))),
+    reg("tether.approveAlways", "Approve always", (u?: unknown) => approvals.answer(AnswerAlways, uriArg(u))),
+    reg("tether.skip", "Skip", (u?: unknown) => approvals.answer(AnswerSkip, uriArg(u))),
+    reg("tether.toggleHunk", "Keeping or dropping a hunk", (u: string, id: number) => approvals.toggleHunk(u, id)),
+    reg("tether.resetProposal", "Undoing your edits", (u?: string) => approvals.resetProposal(u)),
+    reg("tether.reviewPermissions", "Reviewing permissions", () => reviewPermissions(daemon, docs)),
+    reg("tether.resetPermissions", "Resetting permissions", () => resetPermissions(daemon)),
+    reg("tether.reviewStaged", "Reviewing staged changes", () => reviewStaged(daemon, docs)),
+    reg("tether.restart", "Restarting the daemon", () => daemon.restart()),
+    reg("tether.showLog", "Showing the log", () => log.show()),
+  ];
+}

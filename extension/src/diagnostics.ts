@@ -1,0 +1,151 @@
+// Feeds the daemon what only the editor knows: the diagnostics of every
+// file (for the problems tool) and which files have unsaved changes.
+
+import * as vscode from "vscode";
+
+import type { Daemon } from "./daemon";
+import {
+  Diagnostic,
+  DiagnosticSeverity,
+  DiagnosticsPublishParams,
+  MethodDiagnosticsPublish,
+  MethodWorkspaceDirty,
+  WorkspaceDirtyParams,
+} from "./protocol";
+
+/** Converts a VS Code diagnostic to LSP's shape: severity 0–3 becomes 1–4. */
+export function toLspDiagnostic(d: vscode.Diagnostic): Diagnostic {
+  const out: Diagnostic = {
+    range: {
+      start: { line: d.range.start.line, character: d.range.start.character },
+      end: { line: d.range.end.line, character: d.range.end.character },
+    },
+    severity: (Math.min(Math.max(d.severity, 0), 3) + 1) as DiagnosticSeverity,
+    message: d.message,
+  };
+  const code = typeof d.code === "object" && d.code !== null ? d.code.value : d.code;
+  if (code !== undefined && code !== "") {
+    out.code = code;
+  }
+  if (d.source) {
+    out.source = d.source;
+  }
+  return out;
+}
+
+/** Only files on disk matter to the daemon; other schemes are editor-internal. */
+function isFile(uri: vscode.Uri): boolean {
+  return uri.scheme === "file";
+}
+
+export interface FeederOptions {
+  /** Wait this long after a change for more to batch with it. */
+  debounceMs?: number;
+  schedule?: (fn: () => void, ms: number) => { dispose(): void };
+}
+
+const defaultSchedule = (fn: () => void, ms: number) => {
+  const t = setTimeout(fn, ms);
+  return { dispose: () => clearTimeout(t) };
+};
+
+/**
+ * DiagnosticsFeeder publishes every file's diagnostics when a daemon
+ * starts, then the files whose diagnostics changed, batched: a language
+ * server often reports the same file many times in a burst, and only the
+ * last report matters. Dirty files are sent the same way, only when the set
+ * changes.
+ */
+export class DiagnosticsFeeder implements vscode.Disposable {
+  private readonly subs: vscode.Disposable[] = [];
+  private readonly pending = new Map<string, vscode.Uri>();
+  private timer: { dispose(): void } | undefined;
+  private dirtyTimer: { dispose(): void } | undefined;
+  private lastDirty = "";
+  private readonly debounceMs: number;
+  private readonly schedule: NonNullable<FeederOptions["schedule"]>;
+
+  constructor(private readonly daemon: Daemon, opts: FeederOptions = {}) {
+    this.debounceMs = opts.debounceMs ?? 100;
+    this.schedule = opts.schedule ?? defaultSchedule;
+    this.subs.push(
+      daemon.onDidStart(() => this.publishAll()),
+      vscode.languages.onDidChangeDiagnostics((e) => this.changed(e.uris)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.dirtyChanged(e.document)),
+      vscode.workspace.onDidSaveTextDocument((d) => this.dirtyChanged(d)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.dirtyChanged(d)),
+    );
+  }
+
+  /** Sends everything, as a fresh daemon knows nothing. */
+  publishAll(): void {
+    this.timer?.dispose();
+    this.timer = undefined;
+    this.pending.clear();
+    for (const [uri, diags] of vscode.languages.getDiagnostics()) {
+      if (isFile(uri)) {
+        this.publish(uri, diags);
+      }
+    }
+    this.lastDirty = "";
+    this.sendDirty();
+  }
+
+  private changed(uris: readonly vscode.Uri[]): void {
+    for (const u of uris) {
+      if (isFile(u)) {
+        this.pending.set(u.toString(), u);
+      }
+    }
+    if (this.pending.size > 0 && !this.timer) {
+      this.timer = this.schedule(() => this.flush(), this.debounceMs);
+    }
+  }
+
+  /** Publishes the batched files with what they have now (an empty list clears). */
+  flush(): void {
+    this.timer = undefined;
+    const uris = [...this.pending.values()];
+    this.pending.clear();
+    for (const u of uris) {
+      this.publish(u, vscode.languages.getDiagnostics(u));
+    }
+  }
+
+  private publish(uri: vscode.Uri, diags: readonly vscode.Diagnostic[]): void {
+    const params: DiagnosticsPublishParams = { uri: uri.toString(), diagnostics: diags.map(toLspDiagnostic) };
+    this.daemon.notify(MethodDiagnosticsPublish, params);
+  }
+
+  private dirtyChanged(doc: vscode.TextDocument): void {
+    if (!isFile(doc.uri) || this.dirtyTimer) {
+      return;
+    }
+    this.dirtyTimer = this.schedule(() => {
+      this.dirtyTimer = undefined;
+      this.sendDirty();
+    }, this.debounceMs);
+  }
+
+  private sendDirty(): void {
+    const uris = vscode.workspace.textDocuments
+      .filter((d) => d.isDirty && !d.isClosed && isFile(d.uri))
+      .map((d) => d.uri.toString())
+      .sort();
+    const key = uris.join("\n");
+    if (key === this.lastDirty) {
+      return;
+    }
+    this.lastDirty = key;
+    const params: WorkspaceDirtyParams = { uris };
+    this.daemon.notify(MethodWorkspaceDirty, params);
+  }
+
+  dispose(): void {
+    this.timer?.dispose();
+    this.dirtyTimer?.dispose();
+    for (const s of this.subs) {
+      s.dispose();
+    }
+  }
+}

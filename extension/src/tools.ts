@@ -1,0 +1,79 @@
+import * as vscode from "vscode";
+
+import { Daemon, errorText } from "./daemon";
+import { ToolPrefix } from "./names";
+import { MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
+import { RequestIds } from "./requestIds";
+
+/**
+ * One of the daemon's tools as VS Code sees it. It only forwards: the
+ * daemon decides everything, including when to ask the user, which is why
+ * prepareInvocation never returns confirmationMessages (Tether's own review
+ * UI does the asking, with the diff).
+ */
+export class TetherTool implements vscode.LanguageModelTool<unknown> {
+  constructor(
+    private readonly daemon: Daemon,
+    /** The daemon's name for it: read_file, not tether_read_file. */
+    private readonly name: string,
+    private readonly ids: RequestIds,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  async prepareInvocation(
+    options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.PreparedToolInvocation> {
+    const fallback = `Running ${this.name}`;
+    try {
+      // A preview has no chat request to belong to; it changes nothing.
+      const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId: "" };
+      const res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
+      return { invocationMessage: res.message || res.title || fallback };
+    } catch (e) {
+      this.log.debug(`tools/prepare ${this.name}: ${errorText(e)}`);
+      return { invocationMessage: fallback };
+    }
+  }
+
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<unknown>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    const requestId = this.ids.begin(options.toolInvocationToken);
+    try {
+      const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId };
+      const budget = options.tokenizationOptions?.tokenBudget;
+      if (typeof budget === "number" && budget > 0) {
+        params.tokenBudget = Math.floor(budget);
+      }
+      const res = await this.daemon.request<ToolCallResult>(MethodToolsCall, params, token);
+      if (res.isError) {
+        this.log.debug(`${this.name} answered an error: ${res.content}`);
+      }
+      // An error result is still the model's to read: it says what to do next.
+      return textResult(res.content);
+    } catch (e) {
+      this.log.warn(`tools/call ${this.name}: ${errorText(e)}`);
+      return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
+    } finally {
+      this.ids.end(options.toolInvocationToken);
+    }
+  }
+}
+
+function textResult(text: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+}
+
+/** Registers every contributed tether_* tool with VS Code. */
+export function registerTools(
+  daemon: Daemon,
+  contributed: readonly string[],
+  log: vscode.LogOutputChannel,
+  ids: RequestIds = new RequestIds(),
+): vscode.Disposable[] {
+  return contributed
+    .filter((n) => n.startsWith(ToolPrefix))
+    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ids, log)));
+}

@@ -1,0 +1,102 @@
+// Undo from the command palette: the last request, or any checkpoint
+// after looking at its diff.
+
+import * as vscode from "vscode";
+
+import type { Daemon } from "./daemon";
+import type { InfoDocuments } from "./infoDocuments";
+import {
+  Checkpoint,
+  MethodUndoList,
+  MethodUndoShow,
+  MethodUndoUndo,
+  UndoListResult,
+  UndoParams,
+  UndoResult,
+  UndoShowResult,
+} from "./protocol";
+
+/** One line for the notification, and the full story for "Show details". */
+export function describeUndo(r: UndoResult): { summary: string; details: string; clean: boolean } {
+  const restored = r.restored ?? [];
+  const conflicts = r.conflicts ?? [];
+  const replaced = r.replaced ?? [];
+  const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+  let summary = restored.length > 0 ? `Tether restored ${files(restored.length)}` : "Tether restored no files";
+  if (conflicts.length > 0) {
+    const one = conflicts.length === 1;
+    summary += `; ${files(conflicts.length)} changed since Tether wrote ${one ? "it" : "them"} and ${one ? "was" : "were"} left alone`;
+  }
+  const lines = [`# Undo of checkpoint ${r.id}`, ""];
+  if (restored.length > 0) {
+    lines.push("## Restored", "", ...restored.map((p) => `- ${p}`), "");
+  }
+  if (conflicts.length > 0) {
+    lines.push(
+      "## Left alone",
+      "",
+      "These files changed after Tether wrote them, so undo did not overwrite them. The checkpoint still holds their earlier content.",
+      "",
+      ...conflicts.map((c) => `- ${c.path}: ${c.reason}`),
+      "",
+    );
+  }
+  if (replaced.length > 0) {
+    lines.push(
+      "## Restored over content Tether had not confirmed writing",
+      "",
+      "What these files held before the undo is kept in the checkpoint (Tether: Show Checkpoints).",
+      "",
+      ...replaced.map((p) => `- ${p}`),
+      "",
+    );
+  }
+  return { summary: summary + ".", details: lines.join("\n"), clean: conflicts.length === 0 && replaced.length === 0 };
+}
+
+export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Promise<void> {
+  const params: UndoParams = id ? { id } : {};
+  const r = await daemon.request<UndoResult>(MethodUndoUndo, params);
+  const { summary, details, clean } = describeUndo(r);
+  const show = clean ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  const choice = await show(summary, "Show details");
+  if (choice === "Show details") {
+    await docs.show("Undo details.md", details);
+  }
+}
+
+export function checkpointItem(c: Checkpoint): vscode.QuickPickItem & { id: string } {
+  const files = c.files ?? [];
+  return {
+    id: c.id,
+    label: `${c.undone ? "$(discard) " : ""}${c.summary || c.id}`,
+    description: `${new Date(c.created).toLocaleString()}${c.undone ? " · undone" : ""}`,
+    detail: files.join(", "),
+  };
+}
+
+export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments): Promise<void> {
+  const list = await daemon.request<UndoListResult>(MethodUndoList, {});
+  const checkpoints = list.checkpoints ?? [];
+  if (checkpoints.length === 0) {
+    void vscode.window.showInformationMessage("Tether has no checkpoints for this workspace yet.");
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(checkpoints.map(checkpointItem), {
+    title: "Tether checkpoints",
+    placeHolder: "Pick a request to see what it changed",
+    matchOnDetail: true,
+  });
+  if (!picked) {
+    return;
+  }
+  const shown = await daemon.request<UndoShowResult>(MethodUndoShow, { id: picked.id });
+  await docs.show(`checkpoint-${picked.id}.diff`, shown.diff || "(no changes recorded)\n");
+  const cp = checkpoints.find((c) => c.id === picked.id);
+  if (cp && !cp.undone) {
+    const choice = await vscode.window.showInformationMessage(`Undo “${cp.summary || cp.id}”?`, "Undo this request");
+    if (choice === "Undo this request") {
+      await undo(daemon, docs, cp.id);
+    }
+  }
+}

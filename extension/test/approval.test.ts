@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { beforeEach, test } from "node:test";
+
+import { Approvals, promptAnswer, promptMessage } from "../src/approval";
+import type { ApprovalRequestParams, Hunk } from "../src/protocol";
+import { TabInputTextDiff, Uri, fake, window } from "./fake/vscode";
+import { StubDaemon, logChannel, rpcToken, settle } from "./stubDaemon";
+
+// Twenty lines with lines 2 and 15 changed: two hunks, exactly as the
+// daemon's diff.Hunks makes them (three lines of context; wire lines carry
+// no terminator).
+const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
+const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
+const hunks: Hunk[] = [
+  { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
+  { id: 2, oldStart: 12, oldLines: 7, newStart: 12, newLines: 7, lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"] },
+];
+const edit: ApprovalRequestParams = {
+  requestId: "r1",
+  tool: "write_file",
+  title: "Write notes.txt",
+  kind: "edit",
+  path: "/ws/notes.txt",
+  original,
+  proposed,
+  hunks,
+  alwaysScope: "file changes inside this workspace",
+};
+
+let daemon: StubDaemon;
+let approvals: Approvals;
+beforeEach(() => {
+  fake.reset();
+  daemon = new StubDaemon();
+  approvals = new Approvals(daemon.asDaemon(), logChannel());
+});
+
+/** Sends an approval/request as the daemon would and waits for the review to open. */
+async function request(p: ApprovalRequestParams = edit) {
+  const handler = daemon.requestHandlers.get("approval/request")!;
+  const cancel = rpcToken();
+  const answer = handler(p, cancel.token) as Promise<any>;
+  await settle();
+  return { answer, cancel };
+}
+
+function proposedUri(): Uri {
+  return approvals.reviews[0].proposedUri as unknown as Uri;
+}
+
+test("an edit opens a diff of original and proposal that does not take focus", async () => {
+  await request();
+  const diff = fake.executed.find((e) => e.command === "vscode.diff")!;
+  assert.ok(diff, "vscode.diff was run");
+  const [left, right, , options] = diff.args as [Uri, Uri, string, object];
+  assert.equal(left.scheme, "tether-original");
+  assert.equal(right.scheme, "tether-proposed");
+  assert.ok(right.path.endsWith("/notes.txt"), "keeps the file name, so the language is recognised");
+  assert.deepEqual(options, { preview: true, preserveFocus: true });
+  assert.equal(fake.contexts.get("tether.reviewing"), true);
+  assert.equal(await fake.contentProviders.get("tether-original").provideTextDocumentContent(left), original);
+  assert.equal(fake.document(right)!.getText(), proposed);
+});
+
+test("approve with nothing changed answers yes and closes the diff", async () => {
+  const { answer } = await request();
+  approvals.answer("yes", proposedUri() as any);
+  assert.deepEqual(await answer, { answer: "yes" });
+  await settle();
+  assert.equal(fake.tabs.length, 0, "the diff tab is closed");
+  assert.equal(fake.contexts.get("tether.reviewing"), false);
+});
+
+test("each hunk has a lens; dropping one rebuilds the proposal and the answer keeps the rest", async () => {
+  const { answer } = await request();
+  const uri = proposedUri();
+  const titles = () => fake.lenses(uri).map((l) => [l.range.start.line, l.command!.title]);
+  assert.deepEqual(titles(), [
+    [1, "$(close) Drop hunk 1/2"],
+    [14, "$(close) Drop hunk 2/2"],
+  ]);
+  const toggle = fake.lenses(uri)[0].command!;
+  assert.equal(toggle.command, "tether.toggleHunk");
+  await approvals.toggleHunk(...(toggle.arguments as [string, number]));
+  assert.equal(fake.document(uri)!.getText(), original.replace("l15", "L15"), "the proposal no longer has hunk 1");
+  assert.deepEqual(titles(), [
+    [1, "$(check) Keep hunk 1/2 (dropped)"],
+    [14, "$(close) Drop hunk 2/2"],
+  ]);
+  approvals.answer("yes", uri as any);
+  assert.deepEqual(await answer, { answer: "yes", hunks: [2] });
+});
+
+test("keeping a dropped hunk again restores it", async () => {
+  const { answer } = await request();
+  const uri = proposedUri();
+  await approvals.toggleHunk(uri.toString(), 2);
+  await approvals.toggleHunk(uri.toString(), 2);
+  assert.equal(fake.document(uri)!.getText(), proposed);
+  approvals.answer("always", uri as any);
+  assert.deepEqual(await answer, { answer: "always" });
+});
+
+test("text the user typed into the proposal is sent as content", async () => {
+  const { answer } = await request();
+  const uri = proposedUri();
+  await approvals.toggleHunk(uri.toString(), 1);
+  const doc = fake.document(uri)!;
+  doc.type(doc.getText().replace("l20", "the user's line 20"));
+  assert.deepEqual(
+    fake.lenses(uri).map((l) => l.command!.title),
+    ["$(edit) Edited by you: approving writes this text", "Undo my edits"],
+    "hunk lenses give way to a note once the user has typed",
+  );
+  approvals.answer("yes", uri as any);
+  assert.deepEqual(await answer, { answer: "yes", content: original.replace("l15", "L15").replace("l20", "the user's line 20") });
+  await settle();
+  assert.equal(doc.isDirty, false, "the proposal is saved before its tab closes, so no save dialog appears");
+});
+
+test("toggling a hunk after typing asks before replacing the user's text", async () => {
+  await request();
+  const uri = proposedUri();
+  const doc = fake.document(uri)!;
+  doc.type("mine\n");
+  fake.onMessage = () => undefined; // the user cancels the modal
+  await approvals.toggleHunk(uri.toString(), 1);
+  assert.equal(doc.getText(), "mine\n");
+  const m = fake.messages.at(-1)!;
+  assert.equal(m.modal, true);
+  fake.onMessage = () => "Replace My Edits";
+  await approvals.toggleHunk(uri.toString(), 1);
+  assert.equal(doc.getText(), original.replace("l15", "L15"));
+});
+
+test("reject answers no; skip answers skip, whatever was dropped", async () => {
+  for (const [answer, want] of [
+    ["no", { answer: "no" }],
+    ["skip", { answer: "skip" }],
+  ] as const) {
+    const r = await request();
+    await approvals.toggleHunk(proposedUri().toString(), 1);
+    approvals.answer(answer, proposedUri() as any);
+    assert.deepEqual(await r.answer, want);
+  }
+});
+
+test("the daemon cancelling the request answers skip and closes the review", async () => {
+  const { answer, cancel } = await request();
+  cancel.cancel();
+  assert.deepEqual(await answer, { answer: "skip" });
+  assert.equal(approvals.reviews.length, 0);
+});
+
+test("pending approvals are skipped when the daemon stops", async () => {
+  const one = await request();
+  const two = await request({ ...edit, path: "/ws/other.txt" });
+  daemon.stopped.fire();
+  assert.deepEqual(await one.answer, { answer: "skip" });
+  assert.deepEqual(await two.answer, { answer: "skip" });
+});
+
+test("pending approvals are skipped when the extension deactivates", async () => {
+  const shell = daemon.requestHandlers.get("approval/request")!({ ...edit, kind: "shell", command: "rm -rf build", original: undefined, proposed: undefined }, rpcToken().token) as Promise<any>;
+  fake.onMessage = () => new Promise(() => undefined); // the user never answers
+  const r = await request();
+  approvals.dispose();
+  assert.deepEqual(await r.answer, { answer: "skip" });
+  assert.deepEqual(await shell, { answer: "skip" });
+});
+
+test("closing the review tab without answering reminds the user; dismissing skips", async () => {
+  const { answer } = await request();
+  const tab = fake.tabs.find((t) => t.input instanceof TabInputTextDiff)!;
+  await window.tabGroups.close(tab);
+  await settle();
+  const reminder = fake.messages.at(-1)!;
+  assert.match(reminder.text, /waiting for your review/);
+  assert.deepEqual(reminder.items, ["Review", "Approve", "Skip"]);
+  assert.deepEqual(await answer, { answer: "skip" });
+});
+
+test("answering when nothing waits says so", () => {
+  assert.equal(approvals.answer("yes"), false);
+  assert.match(fake.messages[0].text, /No Tether change is waiting/);
+});
+
+test("prompts show the full command, host or path, and what always would allow", () => {
+  const base = { requestId: "r", tool: "t", title: "Run a command", alwaysScope: "" };
+  const cases: [Partial<ApprovalRequestParams>, RegExp, boolean][] = [
+    [{ kind: "shell", command: "go test ./... && rm -rf /tmp/x", alwaysScope: "the program go" }, /^Tether wants to run: go test \.\/\.\.\. && rm -rf \/tmp\/x\. “Always” allows the program go\.$/, true],
+    [{ kind: "fetch", host: "pkg.go.dev" }, /^Tether wants to fetch from pkg\.go\.dev$/, false],
+    [{ kind: "outside", path: "/etc/hosts" }, /^Tether wants to use \/etc\/hosts, outside the workspace$/, true],
+    [{ kind: "memory", title: "remember build steps" }, /^Tether wants to write project memory: remember build steps$/, false],
+  ];
+  for (const [p, re, warn] of cases) {
+    const m = promptMessage({ ...base, ...p } as ApprovalRequestParams);
+    assert.match(m.text, re);
+    assert.equal(m.warn, warn, p.kind);
+  }
+});
+
+test("prompt buttons map to answers; dismissing is skip", () => {
+  const cases: [string | undefined, string][] = [
+    ["Yes", "yes"],
+    ["Always", "always"],
+    ["Skip", "skip"],
+    ["No", "no"],
+    [undefined, "skip"],
+  ];
+  for (const [choice, answer] of cases) {
+    assert.deepEqual(promptAnswer(choice), { answer });
+  }
+});
+
+test("a shell approval is a warning with Yes / Always / Skip / No", async () => {
+  fake.onMessage = () => "Always";
+  const handler = daemon.requestHandlers.get("approval/request")!;
+  const res = await handler({ ...edit, kind: "shell", command: "make", original: undefined, proposed: undefined }, rpcToken().token);
+  assert.deepEqual(res, { answer: "always" });
+  assert.equal(fake.messages[0].kind, "warning");
+  assert.deepEqual(fake.messages[0].items, ["Yes", "Always", "Skip", "No"]);
+});
+
+test("an edit with nothing to compare (a move) is a prompt", async () => {
+  fake.onMessage = () => "Yes";
+  const handler = daemon.requestHandlers.get("approval/request")!;
+  const res = await handler({ ...edit, title: "move a.go to b.go", original: undefined, proposed: undefined, hunks: undefined }, rpcToken().token);
+  assert.deepEqual(res, { answer: "yes" });
+  assert.equal(fake.executed.filter((e) => e.command === "vscode.diff").length, 0);
+});

@@ -1,0 +1,596 @@
+import { readFileSync } from "node:fs";
+
+// A stand-in for the `vscode` module: the parts of the API the extension
+// uses, in memory, with hooks for tests to script the user (message
+// buttons, quick picks, input boxes) and to look at what happened. The
+// test build aliases `vscode` to this file.
+
+type Listener<T> = (e: T) => unknown;
+
+export class Disposable {
+  constructor(private readonly fn: () => void = () => undefined) {}
+  static from(...ds: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => ds.forEach((d) => d.dispose()));
+  }
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export class EventEmitter<T> {
+  private listeners = new Set<Listener<T>>();
+  readonly event = (l: Listener<T>): Disposable => {
+    this.listeners.add(l);
+    return new Disposable(() => this.listeners.delete(l));
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) {
+      l(e);
+    }
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+export class CancellationTokenSource {
+  private emitter = new EventEmitter<void>();
+  private cancelled = false;
+  readonly token: { readonly isCancellationRequested: boolean; onCancellationRequested: EventEmitter<void>["event"] };
+  constructor() {
+    const source = this;
+    this.token = {
+      get isCancellationRequested(): boolean {
+        return source.cancelled;
+      },
+      onCancellationRequested: this.emitter.event,
+    };
+  }
+  cancel(): void {
+    if (!this.cancelled) {
+      this.cancelled = true;
+      this.emitter.fire();
+    }
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly authority: string,
+    readonly path: string,
+    readonly query: string,
+    readonly fragment: string,
+  ) {}
+  static from(c: { scheme: string; authority?: string; path?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme, c.authority ?? "", c.path ?? "", c.query ?? "", c.fragment ?? "");
+  }
+  static file(p: string): Uri {
+    return new Uri("file", "", p.startsWith("/") ? p : "/" + p, "", "");
+  }
+  static parse(s: string): Uri {
+    const m = /^([a-zA-Z][\w+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/.exec(s);
+    if (!m) {
+      throw new Error(`bad uri ${s}`);
+    }
+    return new Uri(m[1], m[2] ?? "", decodeURIComponent(m[3]), m[4] ?? "", m[5] ?? "");
+  }
+  static joinPath(base: Uri, ...segs: string[]): Uri {
+    return new Uri(base.scheme, base.authority, [base.path.replace(/\/$/, ""), ...segs].join("/"), "", "");
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  with(c: { path?: string; query?: string }): Uri {
+    return new Uri(this.scheme, this.authority, c.path ?? this.path, c.query ?? this.query, this.fragment);
+  }
+  toString(): string {
+    const auth = this.scheme === "file" || this.authority ? `//${this.authority}` : "";
+    const path = encodeURI(this.path).replace(/[?#]/g, encodeURIComponent);
+    return `${this.scheme}:${auth}${path}${this.query ? "?" + this.query : ""}${this.fragment ? "#" + this.fragment : ""}`;
+  }
+  toJSON(): unknown {
+    return { scheme: this.scheme, path: this.path };
+  }
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(a: number | Position, b: number | Position, c?: number, d?: number) {
+    if (typeof a === "number") {
+      this.start = new Position(a, b as number);
+      this.end = new Position(c!, d!);
+    } else {
+      this.start = a;
+      this.end = b as Position;
+    }
+  }
+}
+
+export enum DiagnosticSeverity {
+  Error = 0,
+  Warning = 1,
+  Information = 2,
+  Hint = 3,
+}
+
+export class Diagnostic {
+  code?: string | number | { value: string | number; target: Uri };
+  source?: string;
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: DiagnosticSeverity = DiagnosticSeverity.Error,
+  ) {}
+}
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export enum FileType {
+  Unknown = 0,
+  File = 1,
+  Directory = 2,
+}
+
+export enum FileChangeType {
+  Changed = 1,
+  Created = 2,
+  Deleted = 3,
+}
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}
+
+export class FileSystemError extends Error {
+  static FileNotFound(u?: unknown): FileSystemError {
+    return new FileSystemError(`not found: ${String(u)}`);
+  }
+  static NoPermissions(u?: unknown): FileSystemError {
+    return new FileSystemError(`no permissions: ${String(u)}`);
+  }
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+
+export class MarkdownString {
+  value: string;
+  constructor(value = "", readonly supportThemeIcons = false) {
+    this.value = value;
+  }
+  appendMarkdown(s: string): this {
+    this.value += s;
+    return this;
+  }
+  appendText(s: string): this {
+    this.value += s;
+    return this;
+  }
+}
+
+export class TreeItem {
+  iconPath?: ThemeIcon;
+  description?: string;
+  tooltip?: string;
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+export class CodeLens {
+  constructor(
+    readonly range: Range,
+    readonly command?: { title: string; command: string; arguments?: unknown[] },
+  ) {}
+}
+
+export class LanguageModelTextPart {
+  constructor(readonly value: string) {}
+}
+
+export class LanguageModelToolResult {
+  constructor(readonly content: LanguageModelTextPart[]) {}
+}
+
+export class TabInputTextDiff {
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+  ) {}
+}
+
+export class WorkspaceEdit {
+  readonly edits: { uri: Uri; range: Range; text: string }[] = [];
+  replace(uri: Uri, range: Range, text: string): void {
+    this.edits.push({ uri, range, text });
+  }
+}
+
+/** A text document held in memory. */
+export class FakeDocument {
+  isDirty = false;
+  isClosed = false;
+  constructor(
+    readonly uri: Uri,
+    private text: string,
+  ) {}
+  getText(): string {
+    return this.text;
+  }
+  get lineCount(): number {
+    return this.text.split("\n").length;
+  }
+  offsetAt(p: Position): number {
+    const lines = this.text.split("\n");
+    let off = 0;
+    for (let i = 0; i < p.line && i < lines.length; i++) {
+      off += lines[i].length + 1;
+    }
+    return Math.min(off + p.character, this.text.length);
+  }
+  positionAt(offset: number): Position {
+    const before = this.text.slice(0, offset).split("\n");
+    return new Position(before.length - 1, before[before.length - 1].length);
+  }
+  /** What the user typing does. */
+  type(newText: string): void {
+    this.text = newText;
+    this.isDirty = true;
+    fake.events.changeDocument.fire({ document: this, contentChanges: [] });
+  }
+  setText(newText: string): void {
+    this.text = newText;
+  }
+  async save(): Promise<boolean> {
+    const p = fake.fileSystems.get(this.uri.scheme);
+    if (p) {
+      await p.writeFile(this.uri, Buffer.from(this.text, "utf8"), { create: false, overwrite: true });
+    }
+    this.isDirty = false;
+    fake.events.saveDocument.fire(this);
+    return true;
+  }
+}
+
+export interface Message {
+  kind: "info" | "warning" | "error";
+  text: string;
+  items: string[];
+  modal: boolean;
+}
+
+/** A quick pick the test drives: it sees the items and decides what the user does. */
+export class FakeQuickPick<T extends { label: string }> {
+  title?: string;
+  placeholder?: string;
+  items: T[] = [];
+  selectedItems: T[] = [];
+  activeItems: T[] = [];
+  value = "";
+  ignoreFocusOut = false;
+  private accept = new EventEmitter<void>();
+  private hideEmitter = new EventEmitter<void>();
+  readonly onDidAccept = this.accept.event;
+  readonly onDidHide = this.hideEmitter.event;
+  visible = false;
+  show(): void {
+    this.visible = true;
+    fake.quickPicks.push(this as FakeQuickPick<any>);
+    queueMicrotask(() => fake.onQuickPick(this as FakeQuickPick<any>));
+  }
+  /** The user types text and presses Enter on the item shown first (or none). */
+  acceptWith(value: string, item?: T): void {
+    this.value = value;
+    this.selectedItems = item ? [item] : [];
+    this.accept.fire();
+  }
+  hide(): void {
+    if (this.visible) {
+      this.visible = false;
+      this.hideEmitter.fire();
+    }
+  }
+  dispose(): void {
+    this.accept.dispose();
+    this.hideEmitter.dispose();
+  }
+}
+
+function newEvents() {
+  return {
+    changeDiagnostics: new EventEmitter<{ uris: Uri[] }>(),
+    changeDocument: new EventEmitter<{ document: FakeDocument; contentChanges: unknown[] }>(),
+    saveDocument: new EventEmitter<FakeDocument>(),
+    closeDocument: new EventEmitter<FakeDocument>(),
+    changeConfiguration: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
+    changeFolders: new EventEmitter<unknown>(),
+    changeTabs: new EventEmitter<{ opened: unknown[]; closed: unknown[]; changed: unknown[] }>(),
+  };
+}
+
+/** The test's handle on the fake editor. */
+export const fake = {
+  config: {} as Record<string, unknown>,
+  folders: [] as { uri: Uri; name: string; index: number }[],
+  appRoot: "",
+  diagnostics: new Map<string, { uri: Uri; diags: Diagnostic[] }>(),
+  documents: [] as FakeDocument[],
+  messages: [] as Message[],
+  logs: [] as string[],
+  executed: [] as { command: string; args: unknown[] }[],
+  contexts: new Map<string, unknown>(),
+  commands: new Map<string, (...args: any[]) => unknown>(),
+  tools: new Map<string, any>(),
+  fileSystems: new Map<string, any>(),
+  contentProviders: new Map<string, any>(),
+  codeLensProviders: [] as { selector: any; provider: any }[],
+  treeProviders: new Map<string, any>(),
+  quickPicks: [] as FakeQuickPick<any>[],
+  shownDocuments: [] as FakeDocument[],
+  tabs: [] as { input: unknown }[],
+  statusItems: [] as any[],
+  events: newEvents(),
+  /** Decides which button the user presses on a message; undefined dismisses it. */
+  onMessage: (_m: Message): string | undefined | Promise<string | undefined> => undefined,
+  onQuickPick: (_qp: FakeQuickPick<any>): void => undefined,
+  onShowQuickPick: (_items: any[]): any => undefined,
+  onInputBox: (_opts: unknown): string | undefined => undefined,
+
+  reset(): void {
+    this.config = {};
+    this.folders = [];
+    this.appRoot = "";
+    this.diagnostics.clear();
+    this.documents = [];
+    this.messages = [];
+    this.logs = [];
+    this.executed = [];
+    this.contexts.clear();
+    this.commands.clear();
+    this.tools.clear();
+    this.fileSystems.clear();
+    this.contentProviders.clear();
+    this.codeLensProviders = [];
+    this.treeProviders.clear();
+    this.quickPicks = [];
+    this.shownDocuments = [];
+    this.tabs = [];
+    this.statusItems = [];
+    this.events = newEvents();
+    this.onMessage = () => undefined;
+    this.onQuickPick = () => undefined;
+    this.onShowQuickPick = () => undefined;
+    this.onInputBox = () => undefined;
+  },
+
+  setDiagnostics(uri: Uri, diags: Diagnostic[], fire = true): void {
+    this.diagnostics.set(uri.toString(), { uri, diags });
+    if (fire) {
+      this.events.changeDiagnostics.fire({ uris: [uri] });
+    }
+  },
+
+  document(uri: Uri): FakeDocument | undefined {
+    return this.documents.find((d) => d.uri.toString() === uri.toString());
+  },
+
+  addDocument(uri: Uri, text: string): FakeDocument {
+    const d = new FakeDocument(uri, text);
+    this.documents.push(d);
+    return d;
+  },
+
+  lenses(uri: Uri): CodeLens[] {
+    const doc = this.document(uri);
+    return this.codeLensProviders
+      .filter((p) => p.selector.scheme === uri.scheme)
+      .flatMap((p) => p.provider.provideCodeLenses(doc) ?? []);
+  },
+};
+
+async function message(kind: Message["kind"], text: string, ...rest: unknown[]): Promise<string | undefined> {
+  let modal = false;
+  if (rest.length > 0 && typeof rest[0] === "object" && rest[0] !== null) {
+    modal = !!(rest.shift() as { modal?: boolean }).modal;
+  }
+  const m: Message = { kind, text, items: rest as string[], modal };
+  fake.messages.push(m);
+  return fake.onMessage(m);
+}
+
+function logChannel(name: string) {
+  const line = (level: string) => (msg: string) => fake.logs.push(`${level} ${msg}`);
+  return {
+    name,
+    trace: line("trace"),
+    debug: line("debug"),
+    info: line("info"),
+    warn: line("warn"),
+    error: (m: string | Error) => fake.logs.push(`error ${m instanceof Error ? m.message : m}`),
+    append: line("info"),
+    appendLine: line("info"),
+    show: () => fake.executed.push({ command: "<show log>", args: [] }),
+    dispose: () => undefined,
+  };
+}
+
+export const window = {
+  createOutputChannel: (name: string) => logChannel(name),
+  createStatusBarItem: (id: string) => {
+    const item = { id, text: "", tooltip: undefined as unknown, command: undefined, name: "", backgroundColor: undefined, show() {}, dispose() {} };
+    fake.statusItems.push(item);
+    return item;
+  },
+  showInformationMessage: (text: string, ...rest: unknown[]) => message("info", text, ...rest),
+  showWarningMessage: (text: string, ...rest: unknown[]) => message("warning", text, ...rest),
+  showErrorMessage: (text: string, ...rest: unknown[]) => message("error", text, ...rest),
+  createQuickPick: () => new FakeQuickPick(),
+  showQuickPick: async (items: any[]) => fake.onShowQuickPick(items),
+  showInputBox: async (opts: unknown) => fake.onInputBox(opts),
+  registerTreeDataProvider: (id: string, p: unknown) => {
+    fake.treeProviders.set(id, p);
+    return new Disposable(() => fake.treeProviders.delete(id));
+  },
+  showTextDocument: async (target: FakeDocument | Uri) => {
+    const doc = target instanceof Uri ? await workspace.openTextDocument(target) : target;
+    fake.shownDocuments.push(doc);
+    return { document: doc };
+  },
+  get activeTextEditor(): undefined {
+    return undefined;
+  },
+  tabGroups: {
+    get all() {
+      return [{ tabs: fake.tabs }];
+    },
+    onDidChangeTabs: (l: Listener<any>) => fake.events.changeTabs.event(l),
+    close: async (tab: { input: unknown }) => {
+      fake.tabs = fake.tabs.filter((t) => t !== tab);
+      fake.events.changeTabs.fire({ opened: [], closed: [tab], changed: [] });
+      return true;
+    },
+  },
+};
+
+export const workspace = {
+  get workspaceFolders() {
+    return fake.folders.length > 0 ? fake.folders : undefined;
+  },
+  getConfiguration: (section: string) => ({
+    get: <T>(key: string, dflt: T): T => {
+      const k = `${section}.${key}`;
+      return k in fake.config ? (fake.config[k] as T) : dflt;
+    },
+  }),
+  onDidChangeConfiguration: (l: Listener<any>) => fake.events.changeConfiguration.event(l),
+  onDidChangeWorkspaceFolders: (l: Listener<any>) => fake.events.changeFolders.event(l),
+  onDidChangeTextDocument: (l: Listener<any>) => fake.events.changeDocument.event(l),
+  onDidSaveTextDocument: (l: Listener<any>) => fake.events.saveDocument.event(l),
+  onDidCloseTextDocument: (l: Listener<any>) => fake.events.closeDocument.event(l),
+  get textDocuments() {
+    return fake.documents;
+  },
+  registerFileSystemProvider: (scheme: string, p: unknown) => {
+    fake.fileSystems.set(scheme, p);
+    return new Disposable(() => fake.fileSystems.delete(scheme));
+  },
+  registerTextDocumentContentProvider: (scheme: string, p: unknown) => {
+    fake.contentProviders.set(scheme, p);
+    return new Disposable(() => fake.contentProviders.delete(scheme));
+  },
+  openTextDocument: async (uri: Uri) => {
+    const open = fake.document(uri);
+    if (open) {
+      return open;
+    }
+    let text: string;
+    const fsp = fake.fileSystems.get(uri.scheme);
+    const cp = fake.contentProviders.get(uri.scheme);
+    if (fsp) {
+      text = Buffer.from(await fsp.readFile(uri)).toString("utf8");
+    } else if (cp) {
+      text = await cp.provideTextDocumentContent(uri);
+    } else if (uri.scheme === "file") {
+      text = readFileSync(uri.fsPath, "utf8");
+    } else {
+      throw new Error(`no provider for ${uri.toString()}`);
+    }
+    return fake.addDocument(uri, text);
+  },
+  applyEdit: async (edit: WorkspaceEdit) => {
+    for (const e of edit.edits) {
+      const doc = fake.document(e.uri);
+      if (!doc) {
+        return false;
+      }
+      const t = doc.getText();
+      const next = t.slice(0, doc.offsetAt(e.range.start)) + e.text + t.slice(doc.offsetAt(e.range.end));
+      doc.setText(next);
+      doc.isDirty = true;
+      fake.events.changeDocument.fire({ document: doc, contentChanges: [] });
+    }
+    return true;
+  },
+};
+
+export const languages = {
+  getDiagnostics: (uri?: Uri): any => {
+    if (uri) {
+      return fake.diagnostics.get(uri.toString())?.diags ?? [];
+    }
+    return [...fake.diagnostics.values()].map((x) => [x.uri, x.diags]);
+  },
+  onDidChangeDiagnostics: (l: Listener<any>) => fake.events.changeDiagnostics.event(l),
+  registerCodeLensProvider: (selector: unknown, provider: unknown) => {
+    const entry = { selector, provider };
+    fake.codeLensProviders.push(entry);
+    return new Disposable(() => (fake.codeLensProviders = fake.codeLensProviders.filter((x) => x !== entry)));
+  },
+};
+
+export const commands = {
+  registerCommand: (id: string, fn: (...args: any[]) => unknown) => {
+    if (fake.commands.has(id)) {
+      throw new Error(`command ${id} already registered`);
+    }
+    fake.commands.set(id, fn);
+    return new Disposable(() => fake.commands.delete(id));
+  },
+  executeCommand: async (command: string, ...args: unknown[]) => {
+    fake.executed.push({ command, args });
+    if (command === "setContext") {
+      fake.contexts.set(args[0] as string, args[1]);
+      return undefined;
+    }
+    if (command === "vscode.diff") {
+      fake.tabs.push({ input: new TabInputTextDiff(args[0] as Uri, args[1] as Uri) });
+      return undefined;
+    }
+    const fn = fake.commands.get(command);
+    return fn ? fn(...args) : undefined;
+  },
+};
+
+export const lm = {
+  registerTool: (name: string, tool: unknown) => {
+    if (fake.tools.has(name)) {
+      throw new Error(`tool ${name} already registered`);
+    }
+    fake.tools.set(name, tool);
+    return new Disposable(() => fake.tools.delete(name));
+  },
+};
+
+export const env = {
+  get appRoot(): string {
+    return fake.appRoot;
+  },
+};

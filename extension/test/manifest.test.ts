@@ -1,0 +1,95 @@
+// package.json and the code agree: every command the code registers is
+// contributed and the other way round, menus name real commands, tools are
+// generated (tether_ names), and activation stays lazy.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+
+import { Approvals } from "../src/approval";
+import { registerCommands } from "../src/commands";
+import { InfoDocuments } from "../src/infoDocuments";
+import { fake } from "./fake/vscode";
+import { StubDaemon, logChannel } from "./stubDaemon";
+
+/** The folder with go.mod and the manifest, above the built test. */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, "go.mod"))) {
+    const up = path.dirname(dir);
+    assert.notEqual(up, dir, "no go.mod above the tests");
+    dir = up;
+  }
+  return dir;
+}
+
+const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
+
+test("contributed commands are exactly the registered ones", () => {
+  fake.reset();
+  const daemon = new StubDaemon();
+  registerCommands(daemon.asDaemon(), new Approvals(daemon.asDaemon(), logChannel()), new InfoDocuments(), logChannel());
+  const registered = [...fake.commands.keys()].sort();
+  const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
+  assert.deepEqual(registered, contributed);
+  for (const id of ["tether.undo", "tether.showCheckpoints", "tether.approve", "tether.reject", "tether.reviewPermissions", "tether.resetPermissions", "tether.restart", "tether.showLog"]) {
+    assert.ok(contributed.includes(id), `${id} is a contract`);
+  }
+});
+
+test("menus only name contributed commands", () => {
+  const ids = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
+  for (const [menu, entries] of Object.entries(pkg.contributes.menus) as [string, { command: string }[]][]) {
+    for (const e of entries) {
+      assert.ok(ids.has(e.command), `${menu} names ${e.command}`);
+    }
+  }
+});
+
+test("approve and reject sit in the editor title only while a review is open", () => {
+  const title = pkg.contributes.menus["editor/title"];
+  for (const id of ["tether.approve", "tether.reject", "tether.approveAlways", "tether.skip"]) {
+    const e = title.find((x: { command: string }) => x.command === id);
+    assert.ok(e, id);
+    assert.match(e.when, /tether\.reviewing/);
+    assert.match(e.when, /resourceScheme == tether-proposed/);
+  }
+});
+
+test("activation is lazy", () => {
+  for (const ev of pkg.activationEvents ?? []) {
+    assert.ok(ev !== "*" && ev !== "onStartupFinished", `activation event ${ev} would slow start-up`);
+  }
+  const plan = pkg.contributes.views.explorer.find((v: { id: string }) => v.id === "tether.plan");
+  assert.equal(plan.when, "tether.hasPlan", "a visible view would activate the extension at start-up");
+});
+
+test("every tool is a generated tether_ tool", () => {
+  const tools = pkg.contributes.languageModelTools;
+  assert.ok(tools.length > 0);
+  for (const t of tools) {
+    assert.equal(t.name, `tether_${t.toolReferenceName}`);
+    assert.equal(t.canBeReferencedInPrompt, true);
+    assert.ok(t.modelDescription && t.userDescription && t.inputSchema && t.icon);
+  }
+});
+
+test("settings cover mode, undo retention, shell timeout, path and log level", () => {
+  const props = pkg.contributes.configuration.properties;
+  assert.deepEqual(props["tether.permissionMode"].enum, ["default", "acceptEdits", "plan", "bypass", "dryRun"]);
+  assert.equal(props["tether.undo.keep"].default, 20);
+  assert.equal(props["tether.shell.defaultTimeout"].default, 120);
+  assert.equal(props["tether.path"].type, "string");
+  assert.deepEqual(props["tether.logLevel"].enum, ["debug", "info", "warn", "error"]);
+});
+
+test("engines and types stay within what code-server 4.139 (VS Code 1.139) accepts", () => {
+  assert.equal(pkg.engines.vscode, "^1.138.0");
+  assert.equal(pkg.devDependencies["@types/vscode"], "1.138.0");
+});
+
+test("diff editors show CodeLens, so each hunk's Keep / Drop is visible", () => {
+  // VS Code hides CodeLens in diff editors unless diffEditor.codeLens is on.
+  assert.equal(pkg.contributes.configurationDefaults["diffEditor.codeLens"], true);
+});

@@ -1,0 +1,87 @@
+// A Daemon stand-in for unit tests: records what the extension sends and
+// answers requests with whatever the test scripts.
+
+import type { Daemon } from "../src/daemon";
+import { EventEmitter } from "./fake/vscode";
+
+export interface Sent {
+  method: string;
+  params: any;
+  token?: unknown;
+}
+
+export class StubDaemon {
+  state = "ready";
+  requests: Sent[] = [];
+  notifications: Sent[] = [];
+  requestHandlers = new Map<string, (params: any, token: any) => unknown>();
+  notificationHandlers = new Map<string, (params: any) => void>();
+  readonly started = new EventEmitter<unknown>();
+  readonly stopped = new EventEmitter<void>();
+  readonly onDidStart = this.started.event;
+  readonly onDidStop = this.stopped.event;
+  /** Answers a request; throwing makes the request fail. */
+  answer: (method: string, params: any) => unknown = () => ({});
+
+  async request<R>(method: string, params: unknown, token?: unknown): Promise<R> {
+    this.requests.push({ method, params, token });
+    return (await this.answer(method, params)) as R;
+  }
+
+  notify(method: string, params: unknown): void {
+    this.notifications.push({ method, params });
+  }
+
+  onRequest(method: string, h: (params: any, token: any) => unknown): void {
+    this.requestHandlers.set(method, h);
+  }
+
+  onNotification(method: string, h: (params: any) => void): void {
+    this.notificationHandlers.set(method, h);
+  }
+
+  asDaemon(): Daemon {
+    return this as unknown as Daemon;
+  }
+}
+
+/** A JSON-RPC cancellation token the test can cancel, as the daemon would with $/cancelRequest. */
+export function rpcToken() {
+  const listeners: (() => void)[] = [];
+  const token = {
+    isCancellationRequested: false,
+    onCancellationRequested(l: () => void) {
+      listeners.push(l);
+      return { dispose() {} };
+    },
+  };
+  return {
+    token,
+    cancel() {
+      token.isCancellationRequested = true;
+      listeners.forEach((l) => l());
+    },
+  };
+}
+
+/** Lets queued promise callbacks run. */
+export function settle(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
+
+/** Lets the event loop turn until cond holds; fails after many turns, never on a clock. */
+export async function until(cond: () => boolean, what = "condition"): Promise<void> {
+  for (let i = 0; i < 10_000; i++) {
+    if (cond()) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error(`${what} never happened`);
+}
+
+export function logChannel(): any {
+  const lines: string[] = [];
+  const line = (m: string) => lines.push(m);
+  return { lines, trace: line, debug: line, info: line, warn: line, error: line, show() {}, dispose() {} };
+}

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { beforeEach, test } from "node:test";
+
+import { commandError } from "../src/commands";
+import { describeRule } from "../src/permissionCommands";
+import { PlanView, planTreeItem, planViewId } from "../src/plan";
+import { describeApply, stagedItem } from "../src/stagedCommands";
+import { checkpointItem, describeUndo } from "../src/undoCommands";
+import { ResponseError } from "vscode-jsonrpc";
+import { ThemeIcon, fake } from "./fake/vscode";
+import { StubDaemon } from "./stubDaemon";
+
+beforeEach(() => fake.reset());
+
+test("plan items show their status as an icon", () => {
+  const cases: [string, string][] = [
+    ["pending", "circle-large-outline"],
+    ["in_progress", "loading~spin"],
+    ["done", "pass-filled"],
+    ["weird", "question"],
+  ];
+  for (const [status, icon] of cases) {
+    const item = planTreeItem({ text: "step", status });
+    assert.equal((item.iconPath as unknown as ThemeIcon).id, icon, status);
+  }
+});
+
+test("todo/changed fills the plan view and shows it", () => {
+  const daemon = new StubDaemon();
+  const view = new PlanView(daemon.asDaemon());
+  let changed = 0;
+  view.onDidChangeTreeData(() => changed++);
+  daemon.notificationHandlers.get("todo/changed")!({ items: [{ text: "a", status: "done" }, { text: "b", status: "in_progress" }] });
+  assert.equal(fake.treeProviders.get(planViewId), view);
+  assert.deepEqual(view.getChildren().map((i) => i.text), ["a", "b"]);
+  assert.equal(changed, 1);
+  assert.equal(fake.contexts.get("tether.hasPlan"), true);
+  daemon.notificationHandlers.get("todo/changed")!({ items: null });
+  assert.deepEqual(view.getChildren(), []);
+  assert.equal(fake.contexts.get("tether.hasPlan"), false);
+});
+
+test("undo reports restored files and conflicts", () => {
+  const clean = describeUndo({ id: "c1", restored: ["a.go"], conflicts: [] });
+  assert.equal(clean.summary, "Tether restored 1 file.");
+  assert.equal(clean.clean, true);
+  const mixed = describeUndo({ id: "c2", restored: ["a.go", "b.go"], conflicts: [{ path: "c.go", reason: "changed since Tether wrote it" }] });
+  assert.equal(mixed.summary, "Tether restored 2 files; 1 file changed since Tether wrote it and was left alone.");
+  assert.equal(mixed.clean, false);
+  assert.match(mixed.details, /## Left alone[\s\S]*- c\.go: changed since Tether wrote it/);
+  assert.match(describeUndo({ id: "c3", restored: null, conflicts: null }).summary, /restored no files/);
+  const replaced = describeUndo({ id: "c4", restored: ["a.go"], conflicts: [], replaced: ["a.go"] });
+  assert.equal(replaced.clean, false, "a restore over unconfirmed content is worth a look");
+  assert.match(replaced.details, /not confirmed writing[\s\S]*- a\.go/);
+});
+
+test("checkpoints are listed with their files and undone state", () => {
+  const item = checkpointItem({ id: "7", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go", files: ["a.go", "b.go"], undone: true });
+  assert.equal(item.label, "$(discard) edited a.go");
+  assert.equal(item.detail, "a.go, b.go");
+  assert.match(item.description!, /undone$/);
+});
+
+test("saved rules are described as the daemon describes them", () => {
+  const cases: [object, string][] = [
+    [{ kind: "shell", program: "go" }, "always run go"],
+    [{ kind: "fetch", host: "pkg.go.dev" }, "always fetch from pkg.go.dev"],
+    [{ kind: "outside", dir: "/tmp" }, "always use files in /tmp"],
+    [{ kind: "edit" }, "always change files inside the workspace"],
+    [{ kind: "memory" }, "always write project memory"],
+    [{ kind: "shell", program: "go", description: "always run go (any arguments)" }, "always run go (any arguments)"],
+  ];
+  for (const [rule, want] of cases) {
+    assert.equal(describeRule(rule as any), want);
+  }
+});
+
+test("a method the daemon lacks is reported as not supported yet", () => {
+  assert.match(commandError("Undo", new ResponseError(-32601, "method not found: undo/undo")), /Undo is not available: this Tether daemon does not support it yet/);
+  assert.equal(commandError("Undo", new Error("nothing to undo")), "Undo failed: nothing to undo");
+});
+
+test("staged changes are listed and apply results reported", () => {
+  const item = stagedItem({ id: "s1", created: "2026-01-02T03:04:05Z", tool: "edit_file", title: "Edit a.go", diff: "", files: ["a.go"] });
+  assert.equal(item.label, "Edit a.go");
+  assert.equal(item.detail, "a.go");
+  assert.deepEqual(describeApply({ applied: ["s1", "s2"], failed: [] }), { text: "Tether applied 2 staged changes.", ok: true });
+  assert.deepEqual(describeApply({ applied: [], failed: [{ id: "s3", reason: "a.go changed since" }] }), {
+    text: "Tether applied 0 staged changes; 1 could not be applied: s3 (a.go changed since).",
+    ok: false,
+  });
+});
