@@ -42,9 +42,20 @@ go_test() {
 	go test "${race[@]}" -timeout 20m ./...
 }
 
+# The extension: its unit tests against a stand-in vscode module and its
+# integration tests against the real daemon.
+extension_tests() {
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "npm is missing: install Node.js 20 or newer with npm"
+		return 1
+	fi
+	npm ci --no-audit --no-fund --loglevel=error && npm test
+}
+
 step "system packages" system_packages
 step "go mod download" go mod download
 step "go vet" go vet ./...
 step "gofmt" gofmt_clean
 step "go test ${race[*]}" go_test
+step "extension (npm test)" extension_tests
 finish_steps
