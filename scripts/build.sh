@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Builds bin/tether, stamped with the version git describes, and runs
-# `tether doctor` to check the machine it will run on.
+# Builds Tether: bin/tether (stamped with the version git describes), checks
+# the machine with `tether doctor`, then builds the VS Code extension
+# (tether.vsix, holding the daemon for every supported platform) and
+# installs it into VS Code when `code` is on PATH.
+#
+#   scripts/build.sh                 everything
+#   TETHER_NO_EXTENSION=1 scripts/build.sh   the binary only
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib.sh
@@ -14,3 +19,20 @@ version=$(git describe --always --dirty 2>/dev/null || echo dev)
 go build -ldflags "-X main.version=$version" -o bin/tether ./cmd/tether
 echo "built bin/tether $version"
 bin/tether doctor
+
+if [ "${TETHER_NO_EXTENSION:-0}" = 1 ]; then
+	exit 0
+fi
+if ! command -v npm >/dev/null 2>&1; then
+	echo "npm is not installed: skipping the VS Code extension (install Node.js 20+ with npm to build it)" >&2
+	exit 0
+fi
+npm ci --no-audit --no-fund --loglevel=error
+npm run package
+echo "built tether.vsix"
+if command -v code >/dev/null 2>&1; then
+	code --install-extension tether.vsix --force
+	echo "installed into VS Code: open a folder, then the Chat view in Agent mode, and turn on the Tether tools"
+else
+	echo "VS Code's code command is not on PATH: install with  code --install-extension tether.vsix"
+fi
