@@ -10,7 +10,7 @@ import (
 // workspace rooted at the working folder would.
 func insideRoot(p string) bool {
 	if filepath.IsAbs(p) {
-		return strings.HasPrefix(p, "/work/")
+		return strings.HasPrefix(p, "/project/")
 	}
 	c := filepath.Clean(p)
 	return c != ".." && !strings.HasPrefix(c, "../")
