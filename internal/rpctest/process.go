@@ -27,7 +27,7 @@ func Build(ctx context.Context, dir string) (string, error) {
 type Daemon struct {
 	*Client
 	Cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *SyncBuffer
 	stdin  *os.File
 	waited chan struct{}
 	err    error
@@ -50,7 +50,7 @@ func Start(ctx context.Context, bin string, env []string, handle Handler) (*Daem
 		inW.Close()
 		return nil, err
 	}
-	d := &Daemon{stderr: &syncBuffer{}, stdin: inW, waited: make(chan struct{})}
+	d := &Daemon{stderr: &SyncBuffer{}, stdin: inW, waited: make(chan struct{})}
 	d.Cmd = exec.Command(bin, "serve")
 	d.Cmd.Env = append(os.Environ(), env...)
 	d.Cmd.Stdin, d.Cmd.Stdout, d.Cmd.Stderr = inR, outW, d.stderr
@@ -126,18 +126,20 @@ func ProcessAlive(pid int) bool {
 	return true
 }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe to write from one goroutine (a
+// process's stderr copier, a logger) while a test reads it from another.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
