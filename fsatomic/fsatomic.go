@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // WriteFile atomically replaces path with data. An existing file's mode is
@@ -24,7 +26,10 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 		}
 		perm = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tether-*")
+	// A writer killed mid-write leaves its temporary file; clear those of
+	// dead writers before adding ours.
+	_, _ = SweepTemps(path)
+	tmp, err := os.CreateTemp(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return err
 	}
@@ -52,6 +57,43 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 		return err
 	}
 	return SyncDir(dir)
+}
+
+// tempPrefix starts the name of every temporary file written for base. The
+// writer's pid follows it, so a later writer can tell the leftover of a
+// killed process from a write in progress in another one.
+func tempPrefix(base string) string { return "." + base + ".tether-" }
+
+// SweepTemps removes the temporary files that writers killed mid-write left
+// beside path, and returns their names. Temporary files of processes still
+// running are left alone: they may be writing now.
+func SweepTemps(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	prefix := tempPrefix(base)
+	var removed []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		if os.Remove(name) == nil {
+			removed = append(removed, name)
+		}
+	}
+	return removed, nil
 }
 
 // SyncDir makes a rename or removal in dir durable.

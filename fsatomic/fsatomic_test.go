@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,36 @@ func TestRenameNoReplace(t *testing.T) {
 	}
 	if err := linkRename(c, b); !errors.Is(err, ErrExists) {
 		t.Fatalf("the link fallback must refuse an existing target too: %v", err)
+	}
+}
+
+func TestSweepTempsRemovesOnlyDeadWriters(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "f.txt")
+	os.WriteFile(target, []byte("real"), 0o644)
+	// A pid that cannot be running (beyond the kernel's pid limit).
+	dead := filepath.Join(dir, ".f.txt.tether-2147483646-123")
+	live := filepath.Join(dir, ".f.txt.tether-"+strconv.Itoa(os.Getpid())+"-456")
+	other := filepath.Join(dir, ".g.txt.tether-2147483646-789")
+	unparsable := filepath.Join(dir, ".f.txt.tether-123")
+	for _, p := range []string{dead, live, other, unparsable} {
+		os.WriteFile(p, []byte("partial"), 0o600)
+	}
+	removed, err := SweepTemps(target)
+	if err != nil || len(removed) != 1 || removed[0] != dead {
+		t.Fatalf("removed %v (%v), want only %s", removed, err, dead)
+	}
+	for _, p := range []string{live, other, unparsable, target} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
+	}
+	// Writing the file sweeps too.
+	os.WriteFile(dead, []byte("partial"), 0o600)
+	if err := WriteFile(target, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatal("a write did not clear a dead writer's temporary file")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/tether-dev/tether/fsatomic"
 	"github.com/tether-dev/tether/permission"
 	"github.com/tether-dev/tether/project"
 	"github.com/tether-dev/tether/shell"
@@ -56,12 +57,39 @@ func Open(root string, o Options) (*Stores, error) {
 		log.Error("ignoring saved permissions", "path", RulesPath(root), "err", err)
 		s.Rules, _ = permission.LoadRules("")
 	}
+	s.sweepTemps(root, log)
 	if o.Jobs {
 		if s.Jobs, err = shell.OpenJobs(); err != nil {
 			log.Warn("background jobs are unavailable", "err", err)
 		}
 	}
 	return s, nil
+}
+
+// sweepTemps clears the temporary files a Tether killed mid-write left
+// beside the files recent requests changed, so that a crash leaves no
+// stray file in the user's workspace. Only those files are looked at:
+// the cost follows what Tether touched, never the workspace's size.
+func (s *Stores) sweepTemps(root string, log *slog.Logger) {
+	cps, err := s.Undo.List()
+	if err != nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, cp := range cps {
+		for _, f := range cp.Files {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(root, filepath.FromSlash(f))
+			}
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			if removed, _ := fsatomic.SweepTemps(f); len(removed) > 0 {
+				log.Info("removed temporary files left by an interrupted write", "files", removed)
+			}
+		}
+	}
 }
 
 // RulesPath is the project's allow.json.

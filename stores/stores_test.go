@@ -65,3 +65,33 @@ func TestCorruptRulesAskEverything(t *testing.T) {
 		t.Fatal("a corrupt rules file must allow nothing")
 	}
 }
+
+// A write killed mid-way leaves a temporary file beside its target; the
+// next session clears it for the files recent requests touched.
+func TestOpenSweepsTempsOfInterruptedWrites(t *testing.T) {
+	root := isolate(t)
+	target := filepath.Join(root, "a.txt")
+	os.WriteFile(target, []byte("v1"), 0o644)
+	st, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Undo.Save("r1", target); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(target, []byte("v2"), 0o644)
+	if err := st.Undo.Wrote("r1", target); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	leftover := filepath.Join(root, ".a.txt.tether-2147483646-1")
+	os.WriteFile(leftover, []byte("partial"), 0o600)
+	again, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Fatal("the leftover temporary file is still there")
+	}
+}
