@@ -6,6 +6,7 @@ package diagnostics
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type Store struct {
 	seq     uint64
 	last    time.Time
 	changed chan struct{} // closed and replaced on every publish
+	// exts are the file extensions diagnostics have ever come for: a sign
+	// that something in the editor checks files of that kind.
+	exts map[string]bool
 }
 
 type entry struct {
@@ -36,7 +40,7 @@ type entry struct {
 
 // NewStore makes an empty store.
 func NewStore() *Store {
-	return &Store{files: map[string]*entry{}, changed: make(chan struct{})}
+	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), exts: map[string]bool{}}
 }
 
 // Publish replaces the diagnostics of one file (an absolute path). An empty
@@ -48,6 +52,9 @@ func (s *Store) Publish(path string, diags []lsp.Diagnostic) {
 	s.seq++
 	s.last = time.Now()
 	s.files[path] = &entry{diags: diags, seq: s.seq}
+	if len(s.exts) < maxExts {
+		s.exts[filepath.Ext(path)] = true
+	}
 	if len(s.files) > MaxFiles {
 		s.evictOldest()
 	}
@@ -88,6 +95,18 @@ func rank(s lsp.DiagnosticSeverity) int {
 		return int(lsp.DiagnosticSeverityError)
 	}
 	return int(s)
+}
+
+// maxExts bounds the set of extensions a flood of odd names could grow.
+const maxExts = 1000
+
+// Checked reports whether the editor has ever published diagnostics for a
+// file of path's kind (its extension). Nothing checks a kind that never
+// had any, so waiting for fresh diagnostics of such a file is pointless.
+func (s *Store) Checked(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exts[filepath.Ext(path)]
 }
 
 // File returns path's diagnostics and the sequence number of their publish

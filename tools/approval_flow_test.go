@@ -209,3 +209,18 @@ func TestFreshProblemsAfterAChange(t *testing.T) {
 		t.Fatalf("stale publish reported as fresh: %s", got)
 	}
 }
+
+// A kind of file nothing in the editor checks gets no wait and no note.
+func TestNoWaitForFilesNothingChecks(t *testing.T) {
+	h := newHarness(t)
+	st := diagnostics.NewStore()
+	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
+	h.env.SettleTime = time.Hour // a wait would hang the test
+	st.Publish(filepath.Join(h.dir, "other.go"), nil)
+	h.write("notes.txt", "a\n")
+	h.readWhole("notes.txt")
+	got := h.ok("edit_file", editArgs("notes.txt", "a", "b"))
+	if strings.Contains(got, "diagnostics") || strings.Contains(got, "problems") {
+		t.Fatalf("a .txt edit waited for diagnostics: %s", got)
+	}
+}

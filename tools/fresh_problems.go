@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,10 +28,15 @@ type problemWatch struct {
 }
 
 // watchProblems is called just before writing. It returns nil when the
-// client sends no diagnostics.
+// client sends no diagnostics, or none ever came for files of these kinds
+// (nothing in the editor checks them, so none will come now either).
 func (c *Call) watchProblems(paths []string) *problemWatch {
 	st := c.Env.Diagnostics
-	if st == nil || !c.Env.Capabilities.Diagnostics || len(paths) == 0 || c.Env.SettleTime < 0 {
+	if st == nil || !c.Env.Capabilities.Diagnostics || c.Env.SettleTime < 0 {
+		return nil
+	}
+	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !st.Checked(p) })
+	if len(paths) == 0 {
 		return nil
 	}
 	w := &problemWatch{c: c, seq: st.Seq(), paths: paths, before: map[string][]lsp.Diagnostic{}}
