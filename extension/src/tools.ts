@@ -52,7 +52,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
         this.log.debug(`${this.name} answered an error: ${res.content}`);
       }
       // An error result is still the model's to read: it says what to do next.
-      return textResult(res.content);
+      return textResult(modelText(res, params.tokenBudget));
     } catch (e) {
       this.log.warn(`tools/call ${this.name}: ${errorText(e)}`);
       return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
@@ -60,6 +60,33 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       this.ids.end(options.toolInvocationToken);
     }
   }
+}
+
+// The daemon's output budget in characters: 4 a token, 20,000 tokens when
+// the call names none (tools/budget.go).
+const charsPerToken = 4;
+const defaultBudgetTokens = 20_000;
+
+/**
+ * What the model reads: the daemon's message, then the diff of what was
+ * written. The diff is how a change's lines and their numbers reach the
+ * model, and the message may refer to it ("the diff is what was written").
+ * The daemon fits only the message to the budget, so a diff that would
+ * overflow it is cut at a line, with a note.
+ */
+export function modelText(res: ToolCallResult, budgetTokens?: number): string {
+  if (!res.diff) {
+    return res.content;
+  }
+  const head = `${res.content.replace(/\n+$/, "")}\n\n`;
+  const room = (budgetTokens ?? defaultBudgetTokens) * charsPerToken - head.length;
+  if (res.diff.length <= room) {
+    return head + res.diff;
+  }
+  const kept = res.diff.slice(0, Math.max(0, room - 120));
+  const cut = kept.slice(0, kept.lastIndexOf("\n") + 1);
+  const left = res.diff.slice(cut.length).split("\n").filter(Boolean).length;
+  return `${head}${cut}… [${left} more diff lines left out; read the file to see the result]\n`;
 }
 
 function textResult(text: string): vscode.LanguageModelToolResult {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { RequestIds } from "../src/requestIds";
-import { TetherTool, registerTools } from "../src/tools";
+import { TetherTool, modelText, registerTools } from "../src/tools";
 import { CancellationTokenSource, LanguageModelTextPart, fake } from "./fake/vscode";
 import { StubDaemon, logChannel } from "./stubDaemon";
 
@@ -41,6 +41,28 @@ test("an error result is returned as text for the model, not thrown", async () =
   const tool = new TetherTool(daemon.asDaemon(), "edit_file", new RequestIds(), logChannel());
   const res = await tool.invoke({ input: {}, toolInvocationToken: undefined } as any, new CancellationTokenSource().token as any);
   assert.equal(text(res), "old_string was not found; read the file again");
+});
+
+test("the diff of what was written follows the message, as the message refers to it", async () => {
+  const diff = "--- a/g.txt\n+++ b/g.txt\n@@ -3 +3 @@\n-03: Hello\n+03: Good morning\n";
+  daemon.answer = () => ({ content: "Edited g.txt. The diff is what was written.\n", isError: false, diff });
+  const tool = new TetherTool(daemon.asDaemon(), "multi_edit", new RequestIds(), logChannel());
+  const res = await tool.invoke({ input: {}, toolInvocationToken: undefined } as any, new CancellationTokenSource().token as any);
+  assert.equal(text(res), `Edited g.txt. The diff is what was written.\n\n${diff}`);
+});
+
+test("a diff too big for the token budget is cut at a line, with a note", () => {
+  const lines = Array.from({ length: 1000 }, (_, i) => `+line ${i}\n`).join("");
+  const out = modelText({ content: "Wrote big.txt.", isError: false, diff: lines }, 500);
+  assert.ok(out.length <= 500 * 4, `${out.length} chars is over the budget`);
+  assert.ok(out.startsWith("Wrote big.txt.\n\n+line 0\n"));
+  assert.match(out, /\n… \[\d+ more diff lines left out; read the file to see the result\]\n$/);
+  const shown = out.split("\n").filter((l) => l.startsWith("+line")).length;
+  assert.equal(Number(/(\d+) more diff lines/.exec(out)![1]), 1000 - shown, "the note counts exactly what was left out");
+});
+
+test("a result without a diff is the message alone", () => {
+  assert.equal(modelText({ content: "No matches.", isError: false }), "No matches.");
 });
 
 test("a failed request becomes text that says what failed", async () => {

@@ -1,0 +1,150 @@
+// Test-only extension for Tether's end-to-end tests (never shipped).
+//
+// It stands in for a hosted model and an agent, so the real chat panel can
+// drive Tether without any network:
+//  - a scripted language model (vendor "tether-e2e") that answers each turn
+//    with the next tool call of a script, then with a closing text;
+//  - a chat participant, @tethertest, that runs the usual agent loop: ask the
+//    model, invoke the tool it names with the chat request's
+//    toolInvocationToken (so Tether sees a real chat turn), feed the result
+//    back, and show every step in the chat.
+//
+// The script comes from the JSON file named by TETHER_E2E_SCRIPT, which the
+// test driver writes; what happened is appended, one JSON object a line, to
+// TETHER_E2E_EVENTS. Both paths reach the extension host through
+// code-server's environment.
+
+const fs = require('node:fs');
+const vscode = require('vscode');
+
+const VENDOR = 'tether-e2e';
+
+function record(event) {
+  const file = process.env.TETHER_E2E_EVENTS;
+  if (file) {
+    fs.appendFileSync(file, JSON.stringify({ at: Date.now(), ...event }) + '\n');
+  }
+}
+
+/** The driver's script: { steps: [{ tool, input }], reply }. Read per turn so it can change between runs. */
+function loadScript() {
+  const file = process.env.TETHER_E2E_SCRIPT;
+  if (!file) {
+    throw new Error('TETHER_E2E_SCRIPT is not set: this extension only runs under the e2e driver');
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+function textOf(parts) {
+  return parts
+    .map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : typeof p.value === 'string' ? p.value : ''))
+    .join('');
+}
+
+/**
+ * The scripted model. Its n-th answer in a conversation is the script's n-th
+ * tool call, where n counts the tool results already in the conversation;
+ * once the script is played it answers with the closing text. It only offers
+ * a tool the request actually lists, as a real model would.
+ */
+const scriptedModel = {
+  provideLanguageModelChatInformation() {
+    return [{
+      id: 'scripted', name: 'Tether E2E Scripted', family: 'tether-e2e', version: '1',
+      maxInputTokens: 200000, maxOutputTokens: 8192, capabilities: { toolCalling: true },
+    }];
+  },
+  async provideLanguageModelChatResponse(_model, messages, options, progress) {
+    const script = loadScript();
+    const done = messages.flatMap((m) => m.content).filter((p) => p instanceof vscode.LanguageModelToolResultPart).length;
+    const offered = new Set((options.tools || []).map((t) => t.name));
+    const step = script.steps[done];
+    if (!step) {
+      progress.report(new vscode.LanguageModelTextPart(script.reply));
+      return;
+    }
+    if (!offered.has(step.tool)) {
+      progress.report(new vscode.LanguageModelTextPart(`E2E_MODEL_ERROR the request did not offer ${step.tool}`));
+      return;
+    }
+    progress.report(new vscode.LanguageModelToolCallPart(`call-${done + 1}`, step.tool, step.input));
+  },
+  async provideTokenCount(_model, text) {
+    return Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4);
+  },
+};
+
+/** Shows text as a Markdown block quote, line for line, wrapping in the narrow chat view. */
+function quote(text) {
+  return text
+    .split('\n')
+    .map((line) => '> ' + line.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&').replace(/\t/g, ' → '))
+    .join('  \n');
+}
+
+/** One agent turn: model and tools take turns until the model answers in text. */
+async function agent(request, _context, stream, token) {
+  record({ kind: 'request', prompt: request.prompt });
+  const [model] = await vscode.lm.selectChatModels({ vendor: VENDOR });
+  if (!model) {
+    stream.markdown('E2E_AGENT_ERROR no scripted model is registered');
+    record({ kind: 'error', message: 'no model' });
+    return {};
+  }
+  const tools = vscode.lm.tools.filter((t) => t.tags.includes('tether'));
+  const messages = [vscode.LanguageModelChatMessage.User(request.prompt)];
+  for (let round = 0; round < 10 && !token.isCancellationRequested; round++) {
+    const response = await model.sendRequest(messages, { tools }, token);
+    const calls = [];
+    let text = '';
+    for await (const part of response.stream) {
+      if (part instanceof vscode.LanguageModelToolCallPart) {
+        calls.push(part);
+      } else if (part instanceof vscode.LanguageModelTextPart) {
+        text += part.value;
+      }
+    }
+    if (calls.length === 0) {
+      stream.markdown(text);
+      record({ kind: 'reply', text });
+      return {};
+    }
+    messages.push(vscode.LanguageModelChatMessage.Assistant(calls));
+    for (const call of calls) {
+      record({ kind: 'tool-call', tool: call.name, hasToken: request.toolInvocationToken !== undefined });
+      let result;
+      try {
+        const r = await vscode.lm.invokeTool(call.name, { input: call.input, toolInvocationToken: request.toolInvocationToken }, token);
+        result = textOf(r.content);
+      } catch (e) {
+        result = `E2E_TOOL_THREW ${e && e.name}: ${e && e.message}`;
+      }
+      record({ kind: 'tool-result', tool: call.name, result });
+      stream.markdown(`**${call.name}** answered:\n\n${quote(result)}\n\n`);
+      messages.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call.callId, [new vscode.LanguageModelTextPart(result)])]));
+    }
+  }
+  stream.markdown('E2E_AGENT_ERROR the script did not finish within 10 rounds');
+  record({ kind: 'error', message: 'too many rounds' });
+  return {};
+}
+
+async function activate(context) {
+  context.subscriptions.push(
+    vscode.lm.registerLanguageModelChatProvider(VENDOR, scriptedModel),
+    vscode.chat.createChatParticipant('tether-e2e.agent', (request, ctx, stream, token) =>
+      agent(request, ctx, stream, token).catch((e) => {
+        record({ kind: 'error', message: String(e && e.stack || e) });
+        stream.markdown(`E2E_AGENT_ERROR ${e && e.message}`);
+        return {};
+      })),
+  );
+  // Asking for the models makes VS Code resolve this vendor's list now, so the
+  // extension host knows the model before the first chat request names it.
+  const models = await vscode.lm.selectChatModels({ vendor: VENDOR });
+  record({ kind: 'activated', vscode: vscode.version, models: models.map((m) => m.id) });
+}
+
+function deactivate() {}
+
+module.exports = { activate, deactivate };
