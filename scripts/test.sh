@@ -52,10 +52,19 @@ extension_tests() {
 	npm ci --no-audit --no-fund --loglevel=error && npm test
 }
 
+# The extension in a real VS Code (code-server in headless Chromium). The
+# rig is installed on first use and cached; TETHER_E2E=0 skips this step.
+e2e_tests() {
+	npm run e2e
+}
+
 step "system packages" system_packages
 step "go mod download" go mod download
 step "go vet" go vet ./...
 step "gofmt" gofmt_clean
 step "go test ${race[*]}" go_test
 step "extension (npm test)" extension_tests
+if [ "${TETHER_E2E:-1}" != 0 ]; then
+	step "end to end (npm run e2e)" e2e_tests
+fi
 finish_steps
