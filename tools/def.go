@@ -123,10 +123,10 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
+	// One parse for the checks (the validator wants plain float64 numbers),
+	// one into the typed arguments.
 	var instance any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&instance); err != nil {
+	if err := json.Unmarshal(raw, &instance); err != nil {
 		return args, fmt.Errorf("arguments are not valid JSON (%v)", err)
 	}
 	obj, ok := instance.(map[string]any)
@@ -138,12 +138,7 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 			return args, fmt.Errorf("unknown argument %q", k)
 		}
 	}
-	// The validator wants plain float64 numbers, not json.Number.
-	var plain any
-	if err := json.Unmarshal(raw, &plain); err != nil {
-		return args, err
-	}
-	if err := t.resolved.Validate(plain); err != nil {
+	if err := t.resolved.Validate(instance); err != nil {
 		return args, errors.New(cleanValidation(err.Error()))
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
