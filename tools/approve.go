@@ -20,6 +20,10 @@ type Step struct {
 	// Always is the rule an "always" answer saves; nil means "always" only
 	// allows this once.
 	Always *permission.Rule
+	// Detail, when set, fills in what only a person looking at the step
+	// needs (the texts side by side, the hunks). It runs only when someone
+	// is actually asked, so an allowed step does not pay for it.
+	Detail func(req *protocol.ApprovalRequestParams)
 }
 
 // Verdict is the outcome of Authorize.
@@ -57,6 +61,9 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 		return Verdict{Asked: true, Refusal: Errorf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what)}
 	}
 	s.Request.RequestID, s.Request.Tool = c.RequestID, c.Name
+	if s.Detail != nil {
+		s.Detail(&s.Request)
+	}
 	if s.Request.AlwaysScope == "" {
 		s.Request.AlwaysScope = "this step only"
 		if s.Always != nil && !s.Action.Sensitive {

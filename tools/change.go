@@ -194,19 +194,22 @@ func (c *Call) Apply(ctx context.Context, p *Plan) Result {
 // content the user is also given the hunks, to keep or drop one by one.
 func (c *Call) changeStep(p *Plan, d string) Step {
 	req := protocol.ApprovalRequestParams{Title: p.Title, Kind: protocol.ApprovalEdit, Diff: d}
+	var detail func(*protocol.ApprovalRequestParams)
 	if len(p.Changes) == 1 {
 		ch := p.Changes[0]
 		req.Path = ch.Path.Abs
 		if ch.Op == OpWrite {
-			req.Original, req.Proposed = string(ch.Before), string(ch.After)
-			req.Hunks = wireHunks(diff.Hunks(ch.Before, ch.After))
+			detail = func(req *protocol.ApprovalRequestParams) {
+				req.Original, req.Proposed = string(ch.Before), string(ch.After)
+				req.Hunks = wireHunks(diff.Hunks(ch.Before, ch.After))
+			}
 		}
 	}
 	a := c.action(p)
 	if a.Outside {
 		req.Kind = protocol.ApprovalOutside
 	}
-	return Step{Request: req, Action: a, Always: &permission.Rule{Kind: req.Kind}}
+	return Step{Request: req, Action: a, Always: &permission.Rule{Kind: req.Kind}, Detail: detail}
 }
 
 // wireHunks converts diff hunks to the protocol's form.
