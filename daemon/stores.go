@@ -21,11 +21,10 @@ func (s *server) undoList(context.Context, json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the undo checkpoints: %v", err)
 	}
-	out := protocol.UndoListResult{Checkpoints: make([]protocol.Checkpoint, len(cps))}
-	for i, c := range cps {
-		out.Checkpoints[i] = protocol.Checkpoint{ID: c.ID, RequestID: c.RequestID, Created: c.Created, Summary: c.Summary, Files: c.Files, Undone: c.Undone}
+	if cps == nil {
+		cps = []protocol.Checkpoint{}
 	}
-	return out, nil
+	return protocol.UndoListResult{Checkpoints: cps}, nil
 }
 
 func (s *server) undoUndo(_ context.Context, raw json.RawMessage) (any, error) {
@@ -37,9 +36,11 @@ func (s *server) undoUndo(_ context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
-	out := protocol.UndoResult{ID: rep.ID, Restored: nonNil(rep.Restored), Conflicts: []protocol.Conflict{}, Replaced: rep.Replaced}
-	for _, c := range rep.Conflicts {
-		out.Conflicts = append(out.Conflicts, protocol.Conflict{Path: c.Path, Reason: c.Reason})
+	// Empty lists, not null, so a client can count them.
+	out := rep
+	out.Restored = nonNil(rep.Restored)
+	if out.Conflicts == nil {
+		out.Conflicts = []protocol.Conflict{}
 	}
 	// Agents' read records of the restored files are now stale by mtime
 	// and size, so an edit needs a fresh read: nothing to do here.

@@ -19,13 +19,13 @@ package undo
 import (
 	"errors"
 	"fmt"
+	"github.com/tether-dev/tether/protocol"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tether-dev/tether/project"
 )
@@ -64,41 +64,22 @@ type Store struct {
 	requests map[string]string
 }
 
-// Checkpoint describes one request's changes. Its JSON is the wire form of
-// an undo/list entry.
-type Checkpoint struct {
-	ID        string    `json:"id"`
-	RequestID string    `json:"requestId"`
-	Created   time.Time `json:"created"`
-	// Summary says what the request did, for people: "edited a.go,
-	// created b.go, deleted c.txt".
-	Summary string `json:"summary"`
-	// Files are the paths the request changed, relative to the project
-	// folder when inside it, in the order it first changed them.
-	Files  []string `json:"files"`
-	Undone bool     `json:"undone"`
-}
+// Checkpoint describes one request's changes: its Summary says what the
+// request did ("edited a.go, created b.go, deleted c.txt"), its Files are
+// the paths it changed (relative to the project folder when inside it) in
+// the order it first changed them. It is the wire form of an undo/list
+// entry, so the store speaks the protocol's type.
+type Checkpoint = protocol.Checkpoint
 
 // Conflict is a file undo left alone, and why.
-type Conflict struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
+type Conflict = protocol.Conflict
 
-// Report says what an undo did. Its JSON is the wire form of the undo/undo
-// result.
-type Report struct {
-	ID string `json:"id"`
-	// Restored are the files now back as they were before the request.
-	Restored []string `json:"restored"`
-	// Conflicts are the files undo left alone because they changed after
-	// Tether wrote them; their earlier content stays in the checkpoint.
-	Conflicts []Conflict `json:"conflicts"`
-	// Replaced are restored files whose content Tether had not confirmed
-	// writing (its process died between writing and recording the write).
-	// What they held is kept in the checkpoint and shown by Show.
-	Replaced []string `json:"replaced,omitempty"`
-}
+// Report says what an undo did: the files now back as they were, the ones
+// left alone because they changed after Tether wrote them (their earlier
+// content stays in the checkpoint), and the ones restored over content
+// Tether had not confirmed writing (kept in the checkpoint, shown by Show).
+// It is the wire form of the undo/undo result.
+type Report = protocol.UndoResult
 
 // Open opens (creating if needed) the undo store of the project at root.
 func Open(root string, opts Options) (*Store, error) {
