@@ -47,7 +47,84 @@ func hunksWith(a, b []byte, lim limits) []Hunk {
 	if bytes.Equal(a, b) {
 		return nil
 	}
-	return compute(a, b, lim).hunks()
+	// Identical stretches at the start and the end can only ever show as
+	// context: cut them off at line boundaries, keeping the context lines
+	// beside the change, so that a one-line edit of a large file costs
+	// about the size of the change, not of the file.
+	pre, suf := trimmable(a, b)
+	hs := compute(a[pre:len(a)-suf], b[pre:len(b)-suf], lim).hunks()
+	if shift := bytes.Count(a[:pre], []byte{'\n'}); shift > 0 {
+		for i := range hs {
+			hs[i].OldStart += shift
+			hs[i].NewStart += shift
+			for j := range hs[i].Lines {
+				if l := &hs[i].Lines[j]; l.OldNum > 0 {
+					l.OldNum += shift
+				}
+				if l := &hs[i].Lines[j]; l.NewNum > 0 {
+					l.NewNum += shift
+				}
+			}
+		}
+	}
+	return hs
+}
+
+// trimmable returns how many bytes at the start (pre) and at the end (suf)
+// of a and b are the same whole lines that lie more than context lines away
+// from any difference. Both cuts fall on line starts, so what is left
+// between them splits into the same lines as the whole files would.
+func trimmable(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	p := commonPrefix(a, b, n)
+	pre = bytes.LastIndexByte(a[:p], '\n') + 1 // the start of the first differing line
+	for k := 0; k < context && pre > 0; k++ {
+		pre = bytes.LastIndexByte(a[:pre-1], '\n') + 1
+	}
+	s := commonSuffix(a, b, n-pre)
+	// The suffix starts at a line start: just after its first newline.
+	i := bytes.IndexByte(a[len(a)-s:], '\n')
+	if i < 0 {
+		return pre, 0
+	}
+	suf = s - i - 1
+	for k := 0; k < context && suf > 0; k++ {
+		j := bytes.IndexByte(a[len(a)-suf:], '\n')
+		if j < 0 {
+			return pre, 0
+		}
+		suf -= j + 1
+	}
+	return pre, suf
+}
+
+// commonPrefix is the length of the longest common prefix of a and b,
+// at most n; compared in blocks, since it usually spans most of a file.
+func commonPrefix(a, b []byte, n int) int {
+	const block = 4096
+	p := 0
+	for p+block <= n && bytes.Equal(a[p:p+block], b[p:p+block]) {
+		p += block
+	}
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
+// commonSuffix is the length of the longest common suffix of a and b, at
+// most n.
+func commonSuffix(a, b []byte, n int) int {
+	const block = 4096
+	la, lb := len(a), len(b)
+	s := 0
+	for s+block <= n && bytes.Equal(a[la-s-block:la-s], b[lb-s-block:lb-s]) {
+		s += block
+	}
+	for s < n && a[la-s-1] == b[lb-s-1] {
+		s++
+	}
+	return s
 }
 
 // block is a maximal run of changed lines: a[i0:i1] replaced by b[j0:j1].
