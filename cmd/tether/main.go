@@ -32,7 +32,7 @@ var commands = []command{
 	{"undo", "undo [ID]               put back a request's changes (default: the newest)", runUndo},
 	{"checkpoints", "checkpoints [ID]        list undo checkpoints, or show one's diff", runCheckpoints},
 	{"allow", "allow [--reset]         list or clear the saved \"always\" answers", runAllow},
-	{"staged", "staged [list|show|apply|drop] [ID...]  review dry-run changes", runStaged},
+	{"staged", "staged [ACTION] [ID...] review dry-run changes: list, show, apply, drop", runStaged},
 	{"trust", "trust [--off]           let this project's test runners run without asking", runTrust},
 	{"doctor", "doctor                  check ripgrep, XDG folders, versions", runDoctor},
 	{"version", "version                 print the version", runVersion},
