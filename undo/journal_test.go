@@ -3,6 +3,7 @@ package undo
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -103,7 +104,7 @@ func TestBuildKeepsFirstState(t *testing.T) {
 	if !ok {
 		t.Fatal("no checkpoint")
 	}
-	if len(cp.entries) != 1 || cp.entries[0].prior != first {
+	if len(cp.entries) != 1 || !reflect.DeepEqual(cp.entries[0].prior, first) {
 		t.Errorf("entries = %+v, want only /a with its first state", cp.entries)
 	}
 	if cp.undone == nil {

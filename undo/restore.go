@@ -3,6 +3,7 @@ package undo
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -111,7 +112,9 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 	errs := make([]error, len(dirList))
 	parallel(len(dirList), func(i int) { errs[i] = fsatomic.SyncDir(dirList[i]) })
 	for i, err := range errs {
-		if err != nil {
+		// A folder the request had created is gone with its last file;
+		// its parent was synced when it was removed.
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			syncErrs = append(syncErrs, fmt.Errorf("%s: %w", dirList[i], err))
 		}
 	}

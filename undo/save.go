@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -102,6 +103,7 @@ func (s *Store) capture(path string) (fileState, error) {
 		return fileState{}, fmt.Errorf("undo: saving %s: %w", path, err)
 	}
 	if f == nil {
+		st.NewDirs = missingDirs(path)
 		return st, nil
 	}
 	defer f.Close()
@@ -109,6 +111,23 @@ func (s *Store) capture(path string) (fileState, error) {
 		return fileState{}, fmt.Errorf("undo: saving %s: %w", path, err)
 	}
 	return st, nil
+}
+
+// missingDirs lists the folders above path that do not exist, deepest
+// first.
+func missingDirs(path string) []string {
+	var out []string
+	for dir := filepath.Dir(path); ; {
+		if _, err := os.Lstat(dir); err == nil {
+			return out
+		}
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
 }
 
 // current returns the checkpoint that requestID's changes go into: its

@@ -82,6 +82,14 @@ func (s *Store) put(e *entry, staged string) error {
 		if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		// The folders the request created for it go too, while empty: one
+		// the user has since put something in stays.
+		for _, dir := range e.prior.NewDirs {
+			if os.Remove(dir) != nil {
+				break
+			}
+			_ = fsatomic.SyncDir(filepath.Dir(dir))
+		}
 		return nil
 	}
 	return os.Rename(staged, e.path)

@@ -19,6 +19,10 @@ type fileState struct {
 	SHA    string `json:"sha,omitempty"`
 	Size   int64  `json:"size,omitempty"`
 	Mode   uint32 `json:"mode,omitempty"`
+	// NewDirs are the folders, deepest first, that did not exist either
+	// when a path was saved as absent: the change will create them, and
+	// undo removes them again (those still empty).
+	NewDirs []string `json:"newDirs,omitempty"`
 }
 
 // keptModeBits are the mode bits undo puts back.

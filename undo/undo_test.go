@@ -305,3 +305,29 @@ func TestDamagedBlobIsNotRestored(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", matches)
 	}
 }
+
+// Folders a request created for a new file go when undo removes it; a
+// folder the user has since put a file in stays, with that file, and so do
+// folders that were there before.
+func TestUndoRemovesFoldersTheRequestCreated(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.put("kept/old.txt", "x\n", 0o644)
+	f.edit("r1", "kept/deep/er/new.txt", "x")
+	f.edit("r1", "fresh/a/b.txt", "y")
+	f.move("r1", "kept/old.txt", "moved/to/old.txt")
+	f.put("fresh/mine.txt", "the user's\n", 0o644)
+	rep, err := f.store.Undo("")
+	if err != nil || len(rep.Conflicts) != 0 {
+		t.Fatalf("undo: %v %+v", err, rep)
+	}
+	for _, gone := range []string{"kept/deep", "fresh/a", "moved"} {
+		if _, err := os.Stat(f.path(gone)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there", gone)
+		}
+	}
+	for _, stays := range []string{"kept", "fresh/mine.txt", "kept/old.txt"} {
+		if _, err := os.Stat(f.path(stays)); err != nil {
+			t.Errorf("%s is gone: %v", stays, err)
+		}
+	}
+}
