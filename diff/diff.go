@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tether-dev/tether/textfile"
 )
 
 // Unified returns the unified diff (3 lines of context) that turns a, named
@@ -71,7 +73,7 @@ func render(oldName, newName string, hunks []Hunk) string {
 
 // isBinary reports whether p should be diffed as a whole rather than by line.
 func isBinary(p []byte) bool {
-	return bytes.IndexByte(p[:min(len(p), 8000)], 0) >= 0 || !utf8.Valid(p)
+	return textfile.IsBinary(p) || !utf8.Valid(p)
 }
 
 // Stats counts the lines a change adds and removes; a modified line counts

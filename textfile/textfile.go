@@ -5,20 +5,21 @@ package textfile
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 )
 
 // BOM is the UTF-8 byte-order mark.
 const BOM = "\uFEFF"
 
-// sniffLen is how much of a file decides whether it is binary, as git does.
-const sniffLen = 8000
+// SniffLen is how much of a file decides whether it is binary, as git does.
+const SniffLen = 8000
 
 // IsBinary reports whether data looks like a binary file: a NUL byte in its
 // first few kilobytes.
 func IsBinary(data []byte) bool {
-	if len(data) > sniffLen {
-		data = data[:sniffLen]
+	if len(data) > SniffLen {
+		data = data[:SniffLen]
 	}
 	return bytes.IndexByte(data, 0) >= 0
 }
@@ -81,14 +82,15 @@ func CountLines(data []byte) int {
 
 // ToLF turns every CRLF into LF.
 func ToLF(s string) string {
-	return string(bytes.ReplaceAll([]byte(s), []byte("\r\n"), []byte("\n")))
+	return strings.ReplaceAll(s, "\r\n", "\n")
 }
 
-// ToEOL turns LF text into text with the given line ending. Existing CRLF
-// pairs are left alone, so it is safe on text that already has them.
+// ToEOL writes s with the line ending eol ("\n" or "\r\n"), whatever
+// endings s used.
 func ToEOL(s, eol string) string {
-	if eol == "\n" {
-		return s
+	s = ToLF(s)
+	if eol == "\r\n" {
+		s = strings.ReplaceAll(s, "\n", "\r\n")
 	}
-	return string(bytes.ReplaceAll(bytes.ReplaceAll([]byte(s), []byte("\r\n"), []byte("\n")), []byte("\n"), []byte(eol)))
+	return s
 }

@@ -30,6 +30,9 @@ func TestCountLinesAndEOL(t *testing.T) {
 	if got := ToEOL("a\nb\r\nc", "\r\n"); got != "a\r\nb\r\nc" {
 		t.Errorf("ToEOL = %q", got)
 	}
+	if got := ToEOL("a\r\nb\n", "\n"); got != "a\nb\n" {
+		t.Errorf("ToEOL to LF = %q", got)
+	}
 	if got := ToLF("a\r\nb\n"); got != "a\nb\n" {
 		t.Errorf("ToLF = %q", got)
 	}

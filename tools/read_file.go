@@ -84,7 +84,7 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(f)
 	defer func() { br.Reset(nil); readers.Put(br) }()
-	head, _ := br.Peek(8000)
+	head, _ := br.Peek(textfile.SniffLen)
 	if textfile.IsBinary(head) {
 		return Errorf("%s is a binary file (%s); read_file shows text only", name, humanBytes(fi.Size()))
 	}

@@ -82,7 +82,7 @@ func (c *Call) overwriteFile(ctx context.Context, loc workspace.Location, name, 
 	}
 	text := strings.TrimPrefix(content, textfile.BOM)
 	if hasLineBreak(cur.text) {
-		text = convertEOL(text, textfile.Detect(cur.text).EOL)
+		text = textfile.ToEOL(text, textfile.Detect(cur.text).EOL)
 	}
 	after := cur.withBOM([]byte(text))
 	if bytes.Equal(after, cur.data) {
@@ -106,7 +106,7 @@ func (c *Call) appendFile(ctx context.Context, loc workspace.Location, name, con
 		text = strings.TrimPrefix(text, textfile.BOM)
 	}
 	if hasLineBreak(cur.text) {
-		text = convertEOL(text, textfile.Detect(cur.text).EOL)
+		text = textfile.ToEOL(text, textfile.Detect(cur.text).EOL)
 	}
 	if text == "" {
 		return Text(fmt.Sprintf("content is empty, so there is nothing to append to %s; nothing was written.", name))
