@@ -185,7 +185,9 @@ func (c *Call) Apply(ctx context.Context, p *Plan) Result {
 		if r, ok := c.takeAnswer(p, v.Answer); !ok {
 			return r
 		}
-		d = c.planDiff(p)
+		if len(p.Changes) == 1 && p.Changes[0].Unseen { // the user changed what is written
+			d = c.planDiff(p)
+		}
 	}
 	return c.write(ctx, p, d)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -53,9 +52,11 @@ func (c *Call) loadForChange(loc workspace.Location, verb string, need readNeed)
 	if fi.Size() > maxChangeBytes {
 		return current{}, fmt.Errorf("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, humanBytes(fi.Size()), humanBytes(maxChangeBytes), verb)
 	}
-	if binary, err := sniffBinary(loc.Real); err != nil {
+	data, err := os.ReadFile(loc.Real)
+	if err != nil {
 		return current{}, fmt.Errorf("cannot read %s: %v", name, err)
-	} else if binary {
+	}
+	if textfile.IsBinary(data) {
 		return current{}, fmt.Errorf("%s is a binary file, which read_file cannot show, so Tether will not %s it; Tether changes text files only. Ask the user if it must change", name, verb)
 	}
 	if need != noRead {
@@ -63,12 +64,8 @@ func (c *Call) loadForChange(loc workspace.Location, verb string, need readNeed)
 			return current{}, err
 		}
 	}
-	data, err := os.ReadFile(loc.Real)
-	if err != nil {
-		return current{}, fmt.Errorf("cannot read %s: %v", name, err)
-	}
-	// The file may change between the read-record check and the read; what
-	// was read must be what the agent saw.
+	// The file may change between the stat and the read; what was read
+	// must be what the read record describes.
 	if now, err := os.Stat(loc.Real); err != nil || !now.ModTime().Equal(fi.ModTime()) || now.Size() != int64(len(data)) {
 		return current{}, fmt.Errorf("%s changed on disk while Tether was reading it; read it again with read_file, then redo the change", name)
 	}
@@ -82,31 +79,6 @@ func (cur current) withBOM(text []byte) []byte {
 		return text
 	}
 	return append([]byte(textfile.BOM), text...)
-}
-
-// sniffBinary reads the start of a file to tell text from binary, without
-// loading a large file whole.
-func sniffBinary(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	head := make([]byte, 8000)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return false, err
-	}
-	return textfile.IsBinary(head[:n]), nil
-}
-
-// convertEOL writes s with the line ending eol, whatever s used.
-func convertEOL(s, eol string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	if eol == "\r\n" {
-		s = strings.ReplaceAll(s, "\n", "\r\n")
-	}
-	return s
 }
 
 // hasLineBreak reports whether b has any line break, so its ending is known.
