@@ -6,8 +6,8 @@ import (
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/uri"
 
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // The editor tells the daemon what only it knows: diagnostics and unsaved

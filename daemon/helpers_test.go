@@ -17,8 +17,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tether-dev/tether/daemon"
+	"github.com/tether-dev/tether/internal/logging"
 	"github.com/tether-dev/tether/internal/rpctest"
-	"github.com/tether-dev/tether/logging"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )

@@ -9,11 +9,11 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"github.com/tether-dev/tether/logging"
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/logging"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // initialize opens the session: it checks the folders and settings and

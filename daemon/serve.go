@@ -20,8 +20,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/tether-dev/tether/logging"
-	"github.com/tether-dev/tether/stores"
+	"github.com/tether-dev/tether/internal/logging"
+	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/tools"
 	"github.com/tether-dev/tether/undo"
 )

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/stores"
 	"github.com/tether-dev/tether/tools"
 )
 

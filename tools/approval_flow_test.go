@@ -12,9 +12,9 @@ import (
 	lsp "go.lsp.dev/protocol"
 
 	"github.com/tether-dev/tether/diagnostics"
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/staging"
 )
 
 // threeHunks is a file where an edit of lines 1, 20 and 40 gives three hunks.

@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/protocol"
 )
 

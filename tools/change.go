@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tether-dev/tether/diff"
-	"github.com/tether-dev/tether/fsatomic"
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/diff"
+	"github.com/tether-dev/tether/internal/fsatomic"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/textfile"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // Op is the kind of file change.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/textfile"
 )
 
 type deleteFileArgs struct {

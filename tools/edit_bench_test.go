@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // bigSource builds about size bytes of source-like text whose every line is

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tether-dev/tether/edit"
+	"github.com/tether-dev/tether/internal/edit"
 	"github.com/tether-dev/tether/protocol"
 )
 

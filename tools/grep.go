@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/search"
 )
 
 // Limits of grep's output, in lines (matches and context together).

@@ -19,9 +19,9 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/search"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // needRg makes a search test fail, not skip, without ripgrep: a skipped

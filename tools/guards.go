@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tether-dev/tether/linerange"
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // MaxReadBytes is the largest file read_file shows without a line range.
@@ -111,7 +111,7 @@ func (c *Call) RequireRead(loc workspace.Location, fi fs.FileInfo, full bool, ve
 	}
 	if full && !rec.Full() {
 		return fmt.Errorf("to %s %s you must have read every line of it; you have seen lines %s of %d, not %s. Read the rest with read_file (offset/limit)%s",
-			verb, name, orNone(linerange.Format(rec.Lines.Ranges())), rec.TotalLines, linerange.Format(rec.Lines.Missing(rec.TotalLines)), fullReadHint(verb))
+			verb, name, orNone(textfile.FormatLineRanges(rec.Lines.Ranges())), rec.TotalLines, textfile.FormatLineRanges(rec.Lines.Missing(rec.TotalLines)), fullReadHint(verb))
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // fakeHost records approval requests and answers them with answer.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/protocol"
 )
 

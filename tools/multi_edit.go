@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/tether-dev/tether/edit"
+	"github.com/tether-dev/tether/internal/edit"
 	"github.com/tether-dev/tether/protocol"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/textfile"
 )
 
 type readFileArgs struct {

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tether-dev/tether/edit"
-	"github.com/tether-dev/tether/textfile"
-	"github.com/tether-dev/tether/workspace"
+	"github.com/tether-dev/tether/internal/edit"
+	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/workspace"
 )
 
 // maxChangeBytes is the largest file the file-changing tools load: an edit

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/tether-dev/tether/search"
+	"github.com/tether-dev/tether/internal/search"
 )
 
 // LookRg finds ripgrep: the configured path if given, else rg on PATH.

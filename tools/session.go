@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tether-dev/tether/linerange"
+	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -50,7 +50,7 @@ type ReadRecord struct {
 	ModTime time.Time
 	Size    int64
 	// Lines is every line range the agent has been shown.
-	Lines linerange.Set
+	Lines textfile.LineSet
 	// TotalLines is the file's line count when last seen.
 	TotalLines int
 }
@@ -87,7 +87,7 @@ func (s *Session) Lookup(path string) *ReadRecord {
 		return nil
 	}
 	cp := *r
-	cp.Lines = linerange.Set{}
+	cp.Lines = textfile.LineSet{}
 	for _, rg := range r.Lines.Ranges() {
 		cp.Lines.Add(rg.Start, rg.End)
 	}
@@ -113,7 +113,7 @@ func (s *Session) AfterWrite(path string, fi fs.FileInfo, totalLines int, full b
 	wasFull := r.Lines.Covers(1, r.TotalLines) && r.TotalLines > 0
 	r.ModTime, r.Size, r.TotalLines = fi.ModTime(), fi.Size(), totalLines
 	if full || wasFull {
-		r.Lines = linerange.Set{}
+		r.Lines = textfile.LineSet{}
 		r.Lines.Add(1, totalLines)
 	} else {
 		r.Lines.Clip(totalLines)

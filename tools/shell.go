@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/shell/cmdline"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/shell"
-	"github.com/tether-dev/tether/shell/cmdline"
 )
 
 type shellArgs struct {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/shell"
 )
 
 // withJobs gives the harness a job manager whose logs live in a temporary

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/protocol"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/shell"
 )
 
 type shellOutputArgs struct {

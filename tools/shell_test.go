@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/protocol"
 )
 

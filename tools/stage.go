@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tether-dev/tether/staging"
+	"github.com/tether-dev/tether/internal/staging"
 )
 
 var opNames = map[Op]string{OpWrite: staging.OpWrite, OpDelete: staging.OpDelete, OpMove: staging.OpMove}

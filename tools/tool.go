@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/staging"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/shell"
-	"github.com/tether-dev/tether/staging"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // Host is what a tool may ask of whoever runs it: the editor over JSON-RPC,

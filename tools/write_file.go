@@ -9,9 +9,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/textfile"
-	"github.com/tether-dev/tether/workspace"
 )
 
 type writeFileArgs struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // BenchmarkCheckpointOneFile is what a request's first change of a 20 KB

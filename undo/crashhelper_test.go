@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // The crash test runs this test binary a second time as a helper that

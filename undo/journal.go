@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // A checkpoint's journal is a file of lines, appended to and never

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // Undo puts back every file of checkpoint id ("" means the newest one not

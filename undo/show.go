@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/diff"
+	"github.com/tether-dev/tether/internal/diff"
 )
 
 // maxShowBytes bounds the content Show reads into memory for one side of

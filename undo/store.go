@@ -27,7 +27,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tether-dev/tether/project"
+	"github.com/tether-dev/tether/internal/project"
 )
 
 // DefaultKeep is how many checkpoints are kept when Options.Keep is 0.

@@ -25,8 +25,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/diff"
-	"github.com/tether-dev/tether/diff/difftest"
+	"github.com/tether-dev/tether/internal/diff"
+	"github.com/tether-dev/tether/internal/diff/difftest"
 )
 
 func main() {

@@ -31,10 +31,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/search"
 	"github.com/tether-dev/tether/tools"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // bigBudget lets a whole-tree answer through uncut, so the tool does the

@@ -32,10 +32,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/shell"
 	"github.com/tether-dev/tether/tools"
-	"github.com/tether-dev/tether/workspace"
 )
 
 type benchCase struct {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/undo"
 )
 

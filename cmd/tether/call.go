@@ -16,12 +16,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tether-dev/tether/logging"
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/logging"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/stores"
 	"github.com/tether-dev/tether/tools"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // callOptions are the flags of `tether call`.

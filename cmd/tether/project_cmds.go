@@ -9,11 +9,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/tether-dev/tether/shell"
-	"github.com/tether-dev/tether/staging"
-	"github.com/tether-dev/tether/stores"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/staging"
+	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/tools"
-	"github.com/tether-dev/tether/workspace"
 )
 
 // The commands in this file act on a project's stores from a terminal:

@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/tether-dev/tether/daemon"
-	"github.com/tether-dev/tether/logging"
+	"github.com/tether-dev/tether/internal/logging"
 )
 
 // runServe speaks the protocol on stdin and stdout until the client sends

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tether-dev/tether/permission"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
-	"github.com/tether-dev/tether/workspace"
 )
 
 func isolate(t *testing.T) string {

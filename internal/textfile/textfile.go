@@ -1,5 +1,6 @@
 // Package textfile knows the shape of a text file's bytes: its byte-order
-// mark, its line endings, whether it is text at all. Tools use it to read
+// mark, its line endings, whether it is text at all, and which of its lines an agent has seen.
+// Tools use it to read
 // files faithfully and to write edits back in the file's own conventions.
 package textfile
 

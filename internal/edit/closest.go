@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tether-dev/tether/internal/textfile"
 )
 
 // Region is the part of a file most like an old string that does not occur
@@ -56,7 +58,7 @@ func Closest(content []byte, old string) (Region, bool) {
 	if idx.count() == 0 || strings.TrimSpace(old) == "" {
 		return Region{}, false
 	}
-	pat, repairs, exact := repair(idx, content, foldString(old))
+	pat, repairs, exact := repair(idx, content, textfile.ToLF(old))
 	if exact != nil {
 		return *exact, true
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/protocol"
 )
 

@@ -1,7 +1,4 @@
-// Package linerange keeps a set of 1-based, inclusive line ranges, merged as
-// they are added. The read guardrails use it to know whether every line of a
-// file has been seen.
-package linerange
+package textfile
 
 import (
 	"fmt"
@@ -9,14 +6,18 @@ import (
 	"strings"
 )
 
-// Range is the inclusive span of lines [Start, End], 1-based.
-type Range struct{ Start, End int }
+// LineRange is the inclusive span of lines [Start, End], 1-based.
+type LineRange struct{ Start, End int }
 
-// Set is a sorted list of disjoint, non-adjacent ranges. The zero value is empty.
-type Set struct{ rs []Range }
+// A LineSet keeps the 1-based, inclusive line ranges of a file that an
+// agent has been shown, merged as they are added: the read guardrails use
+// it to know whether every line was seen.
+//
+// LineSet is a sorted list of disjoint, non-adjacent ranges. The zero value is empty.
+type LineSet struct{ rs []LineRange }
 
 // Add merges [start, end] into the set. Empty or inverted spans are ignored.
-func (s *Set) Add(start, end int) {
+func (s *LineSet) Add(start, end int) {
 	if start < 1 {
 		start = 1
 	}
@@ -35,13 +36,13 @@ func (s *Set) Add(start, end int) {
 		}
 		j++
 	}
-	merged := Range{start, end}
-	s.rs = append(s.rs[:i], append([]Range{merged}, s.rs[j:]...)...)
+	merged := LineRange{start, end}
+	s.rs = append(s.rs[:i], append([]LineRange{merged}, s.rs[j:]...)...)
 }
 
 // Covers reports whether every line in [start, end] is in the set.
 // An empty span (end < start) is always covered.
-func (s *Set) Covers(start, end int) bool {
+func (s *LineSet) Covers(start, end int) bool {
 	if end < start {
 		return true
 	}
@@ -50,10 +51,10 @@ func (s *Set) Covers(start, end int) bool {
 }
 
 // Ranges returns a copy of the ranges, sorted.
-func (s *Set) Ranges() []Range { return append([]Range(nil), s.rs...) }
+func (s *LineSet) Ranges() []LineRange { return append([]LineRange(nil), s.rs...) }
 
 // Clip drops every line after last, as when a file has shrunk.
-func (s *Set) Clip(last int) {
+func (s *LineSet) Clip(last int) {
 	out := s.rs[:0]
 	for _, r := range s.rs {
 		if r.Start > last {
@@ -68,26 +69,26 @@ func (s *Set) Clip(last int) {
 }
 
 // Missing returns the ranges of [1, total] not in the set, for messages.
-func (s *Set) Missing(total int) []Range {
-	var out []Range
+func (s *LineSet) Missing(total int) []LineRange {
+	var out []LineRange
 	next := 1
 	for _, r := range s.rs {
 		if r.Start > total {
 			break
 		}
 		if r.Start > next {
-			out = append(out, Range{next, r.Start - 1})
+			out = append(out, LineRange{next, r.Start - 1})
 		}
 		next = r.End + 1
 	}
 	if next <= total {
-		out = append(out, Range{next, total})
+		out = append(out, LineRange{next, total})
 	}
 	return out
 }
 
 // String renders ranges as "1-40, 90-120".
-func Format(rs []Range) string {
+func FormatLineRanges(rs []LineRange) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		if r.Start == r.End {

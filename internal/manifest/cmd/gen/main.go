@@ -1,7 +1,7 @@
 // Command gen rewrites the languageModelTools section of the root
 // package.json from the tool registry and extension/src/protocol.ts from the
 // protocol package. `npm run generate` runs it from the repository root;
-// `go generate ./manifest` runs it from manifest/. Either way it finds the
+// `go generate ./internal/manifest` runs it from internal/manifest/. Either way it finds the
 // root by looking for go.mod.
 package main
 
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tether-dev/tether/manifest"
+	"github.com/tether-dev/tether/internal/manifest"
 )
 
 func main() {

@@ -2,7 +2,6 @@ package edit
 
 import (
 	"bytes"
-	"strings"
 )
 
 var crlf = []byte("\r\n")
@@ -38,20 +37,6 @@ func fold(b []byte) folded {
 		rest = rest[i+2:]
 	}
 	return folded{text: out, crs: crs}
-}
-
-// foldString folds a pattern the same way fold folds a file.
-func foldString(s string) string {
-	return strings.ReplaceAll(s, "\r\n", "\n")
-}
-
-// withEOL rewrites the line breaks of s to eol ("\n" or "\r\n").
-func withEOL(s, eol string) string {
-	s = foldString(s)
-	if eol == "\r\n" {
-		s = strings.ReplaceAll(s, "\n", "\r\n")
-	}
-	return s
 }
 
 // dominantEOL is the line ending most of b uses; LF when there is none.

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/textfile"
 )
 
 // all drains a finder, up to max occurrences.
@@ -22,7 +24,7 @@ func all(f finder, overlap bool, max int) [][2]int {
 func TestFinderSwitchesToFoldingOnPathologicalInput(t *testing.T) {
 	many := strings.Repeat("a\r\n", 1000)
 	content := []byte(strings.Repeat(strings.Repeat("a\n", 3000)+"a\r\nb\r\n", 3))
-	pattern := foldString(many + "b")
+	pattern := textfile.ToLF(many + "b")
 	for _, overlap := range []bool{false, true} {
 		d := newDirectFinder(content, pattern)
 		all(d, overlap, 10)
@@ -52,7 +54,7 @@ func FuzzFinders(f *testing.F) {
 	f.Add([]byte("\r\n\r\n\n"), "\n\n", true)
 	f.Add([]byte("x\r\r\ny"), "\r\ny", false)
 	f.Fuzz(func(t *testing.T, content []byte, old string, overlap bool) {
-		pattern := foldString(old)
+		pattern := textfile.ToLF(old)
 		got := all(find(content, pattern), overlap, 100)
 		want := all(newFoldedFinder(content, pattern), overlap, 100)
 		if pattern == "" {

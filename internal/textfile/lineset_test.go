@@ -1,4 +1,4 @@
-package linerange
+package textfile
 
 import (
 	"reflect"
@@ -9,21 +9,21 @@ func TestAddMerges(t *testing.T) {
 	tests := []struct {
 		name string
 		adds [][2]int
-		want []Range
+		want []LineRange
 	}{
-		{"single", [][2]int{{1, 10}}, []Range{{1, 10}}},
-		{"adjacent merge", [][2]int{{1, 10}, {11, 20}}, []Range{{1, 20}}},
-		{"gap kept", [][2]int{{1, 10}, {12, 20}}, []Range{{1, 10}, {12, 20}}},
-		{"gap filled", [][2]int{{1, 10}, {12, 20}, {11, 11}}, []Range{{1, 20}}},
-		{"overlap out of order", [][2]int{{50, 60}, {1, 5}, {4, 52}}, []Range{{1, 60}}},
-		{"contained", [][2]int{{1, 100}, {20, 30}}, []Range{{1, 100}}},
-		{"spans several", [][2]int{{1, 2}, {5, 6}, {9, 10}, {3, 8}}, []Range{{1, 10}}},
+		{"single", [][2]int{{1, 10}}, []LineRange{{1, 10}}},
+		{"adjacent merge", [][2]int{{1, 10}, {11, 20}}, []LineRange{{1, 20}}},
+		{"gap kept", [][2]int{{1, 10}, {12, 20}}, []LineRange{{1, 10}, {12, 20}}},
+		{"gap filled", [][2]int{{1, 10}, {12, 20}, {11, 11}}, []LineRange{{1, 20}}},
+		{"overlap out of order", [][2]int{{50, 60}, {1, 5}, {4, 52}}, []LineRange{{1, 60}}},
+		{"contained", [][2]int{{1, 100}, {20, 30}}, []LineRange{{1, 100}}},
+		{"spans several", [][2]int{{1, 2}, {5, 6}, {9, 10}, {3, 8}}, []LineRange{{1, 10}}},
 		{"inverted ignored", [][2]int{{5, 4}}, nil},
-		{"zero start clamps", [][2]int{{0, 3}}, []Range{{1, 3}}},
+		{"zero start clamps", [][2]int{{0, 3}}, []LineRange{{1, 3}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s Set
+			var s LineSet
 			for _, a := range tt.adds {
 				s.Add(a[0], a[1])
 			}
@@ -35,13 +35,13 @@ func TestAddMerges(t *testing.T) {
 }
 
 func TestCoversNeedsEveryLine(t *testing.T) {
-	var s Set
+	var s LineSet
 	s.Add(1, 1)
 	s.Add(100, 100)
 	if s.Covers(1, 100) {
 		t.Fatal("first and last line alone must not cover the file")
 	}
-	if got := Format(s.Missing(100)); got != "2-99" {
+	if got := FormatLineRanges(s.Missing(100)); got != "2-99" {
 		t.Fatalf("missing = %q, want 2-99", got)
 	}
 	s.Add(2, 99)
@@ -54,11 +54,11 @@ func TestCoversNeedsEveryLine(t *testing.T) {
 }
 
 func TestClip(t *testing.T) {
-	var s Set
+	var s LineSet
 	s.Add(1, 10)
 	s.Add(20, 30)
 	s.Clip(25)
-	if got := s.Ranges(); !reflect.DeepEqual(got, []Range{{1, 10}, {20, 25}}) {
+	if got := s.Ranges(); !reflect.DeepEqual(got, []LineRange{{1, 10}, {20, 25}}) {
 		t.Fatalf("clip = %v", got)
 	}
 }
@@ -69,7 +69,7 @@ func FuzzAdd(f *testing.F) {
 	f.Add([]byte{10, 3, 0, 0, 255, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const n = 64
-		var s Set
+		var s LineSet
 		var bits [n + 2]bool
 		for i := 0; i+1 < len(data); i += 2 {
 			a, b := int(data[i]%n)+1, int(data[i+1]%n)+1

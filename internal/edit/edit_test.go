@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/textfile"
 )
 
 func TestApply(t *testing.T) {
@@ -44,7 +46,7 @@ func TestApply(t *testing.T) {
 			var lines [][2]int
 			for _, s := range got.Spans {
 				lines = append(lines, [2]int{s.Start, s.End})
-				if at := foldString(string(got.Content[s.Offset:])); !strings.HasPrefix(at, foldString(tc.edit.New)) {
+				if at := textfile.ToLF(string(got.Content[s.Offset:])); !strings.HasPrefix(at, textfile.ToLF(tc.edit.New)) {
 					t.Errorf("span %v: the new text is not at its offset: %q", s, at)
 				}
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tether-dev/tether/diff/difftest"
+	"github.com/tether-dev/tether/internal/diff/difftest"
 )
 
 // BenchmarkUnified diffs a 100,000-line file against copies with 1%, 10% and

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tether-dev/tether/diff/difftest"
+	"github.com/tether-dev/tether/internal/diff/difftest"
 )
 
 func numbered(n int, format string) []byte {

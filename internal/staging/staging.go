@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tether-dev/tether/fsatomic"
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // Ops of a staged change.

@@ -25,7 +25,7 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range drift {
-		t.Errorf("%s: run `npm run generate` (or `go generate ./manifest`) and commit the result", d)
+		t.Errorf("%s: run `npm run generate` (or `go generate ./internal/manifest`) and commit the result", d)
 	}
 }
 

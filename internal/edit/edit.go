@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tether-dev/tether/internal/textfile"
 )
 
 // Edit is one replacement.
@@ -82,7 +84,7 @@ func Apply(content []byte, e Edit) (Applied, error) {
 	if e.Old == e.New {
 		return Applied{}, ErrSame
 	}
-	f := find(content, foldString(e.Old))
+	f := find(content, textfile.ToLF(e.Old))
 	s, end, ok := f.next(false)
 	if !ok {
 		return Applied{}, &NotFoundError{}
@@ -110,7 +112,7 @@ func Apply(content []byte, e Edit) (Applied, error) {
 // Contains reports whether old occurs in content, line breaks matching
 // either ending as in Apply.
 func Contains(content []byte, old string) bool {
-	_, _, ok := find(content, foldString(old)).next(false)
+	_, _, ok := find(content, textfile.ToLF(old)).next(false)
 	return ok
 }
 
@@ -136,7 +138,7 @@ func replace(content []byte, found []match, repl string) ([]byte, []Span) {
 	spans := make([]Span, 0, len(found))
 	line, prev := 1, 0
 	for _, m := range found {
-		text := withEOL(repl, eolAt(content, m.s, m.e, dominant))
+		text := textfile.ToEOL(repl, eolAt(content, m.s, m.e, dominant))
 		line += bytes.Count(content[prev:m.s], []byte("\n"))
 		out = append(out, content[prev:m.s]...)
 		spans = append(spans, spanOf(line, len(out), text))

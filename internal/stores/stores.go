@@ -11,11 +11,11 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/tether-dev/tether/fsatomic"
-	"github.com/tether-dev/tether/permission"
-	"github.com/tether-dev/tether/project"
-	"github.com/tether-dev/tether/shell"
-	"github.com/tether-dev/tether/staging"
+	"github.com/tether-dev/tether/internal/fsatomic"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/project"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/tools"
 	"github.com/tether-dev/tether/undo"
 )

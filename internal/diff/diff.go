@@ -22,7 +22,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tether-dev/tether/textfile"
+	"github.com/tether-dev/tether/internal/textfile"
 )
 
 // Unified returns the unified diff (3 lines of context) that turns a, named

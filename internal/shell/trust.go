@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tether-dev/tether/fsatomic"
-	"github.com/tether-dev/tether/project"
+	"github.com/tether-dev/tether/internal/fsatomic"
+	"github.com/tether-dev/tether/internal/project"
 )
 
 // A trusted project may run its own test suite without asking: test

@@ -3,7 +3,7 @@
 // root package.json from the tool registry, and extension/src/protocol.ts
 // from the protocol package's types and constants.
 //
-// Run `npm run generate` (or `go generate ./manifest`) after changing a
+// Run `npm run generate` (or `go generate ./internal/manifest`) after changing a
 // tool or the protocol; a test fails until the files are regenerated.
 package manifest
 
