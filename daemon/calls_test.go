@@ -201,7 +201,7 @@ func TestConcurrentRepliesDoNotInterleave(t *testing.T) {
 
 func TestApprovalGoesToTheClient(t *testing.T) {
 	for _, tc := range []struct {
-		answer    string
+		answer    protocol.Answer
 		wantError string // "" for success
 		written   bool
 	}{
@@ -209,7 +209,7 @@ func TestApprovalGoesToTheClient(t *testing.T) {
 		{protocol.AnswerNo, "The user declined", false},
 		{protocol.AnswerSkip, "skipped", false},
 	} {
-		t.Run(tc.answer, func(t *testing.T) {
+		t.Run(string(tc.answer), func(t *testing.T) {
 			f := start(t)
 			f.initialize()
 			f.answer.Store(tc.answer)
@@ -251,7 +251,7 @@ func TestNoApprovalCapabilityRefusesTheChange(t *testing.T) {
 func TestCancelWhileAwaitingApproval(t *testing.T) {
 	f := start(t)
 	f.initialize()
-	f.answer.Store("wait")
+	f.answer.Store(protocol.Answer("wait"))
 	ctx := waitCtx(t)
 	p, err := f.client.Go(ctx, "edit", protocol.MethodToolsCall, map[string]any{"name": "create_file", "arguments": map[string]any{"path": "n.txt", "content": "x"}})
 	if err != nil {
@@ -316,5 +316,20 @@ func TestPrepareHasNoSideEffects(t *testing.T) {
 	}
 	if n := f.tools.counted.Load(); n != 0 {
 		t.Errorf("prepare ran a read-only tool %d times", n)
+	}
+}
+
+// A client that did not say it shows plans is sent none.
+func TestNoPlanForAClientWithoutTodo(t *testing.T) {
+	f := start(t)
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true, AskUser: true}, nil), nil)
+	if r := f.tool("ask_test", nil); r.IsError {
+		t.Fatalf("ask: %+v", r)
+	}
+	f.tool("count", nil) // any notification is written before this reply
+	for _, n := range f.client.Notifications() {
+		if n.Method == protocol.MethodTodoChanged {
+			t.Fatal("todo/changed sent to a client without the todo capability")
+		}
 	}
 }

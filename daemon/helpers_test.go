@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/daemon"
 	"github.com/tether-dev/tether/internal/logging"
 	"github.com/tether-dev/tether/internal/rpctest"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )
@@ -67,54 +68,48 @@ type createArgs struct {
 	Content string `json:"content"`
 }
 
-func (tt *testTools) registry() *tools.Registry {
-	block := tools.New(tools.Def[tagArgs]{
-		Name: "block", Description: "Blocks until the call is cancelled.", Risk: protocol.RiskLow, ReadOnly: true,
-		Run: func(ctx context.Context, c *tools.Call, a tagArgs) tools.Result {
+func (tt *testTools) registry() *tool.Registry {
+	block := tool.New(tool.Def[tagArgs]{
+		Name: "block", Doc: "Blocks until the call is cancelled.", Risk: protocol.RiskLow, ReadOnly: true,
+		Run: func(ctx context.Context, c *tool.Call, a tagArgs) (tool.Result, error) {
 			tt.started <- a.Tag
 			<-ctx.Done()
-			return tools.Errorf("block %s was cancelled", a.Tag)
+			return tool.Failf("block %s was cancelled", a.Tag), nil
 		},
 	})
-	count := tools.New(tools.Def[tagArgs]{
-		Name: "count", Description: "Counts its runs.", Risk: protocol.RiskLow, ReadOnly: true,
-		Run: func(ctx context.Context, c *tools.Call, a tagArgs) tools.Result {
+	count := tool.New(tool.Def[tagArgs]{
+		Name: "count", Doc: "Counts its runs.", Risk: protocol.RiskLow, ReadOnly: true,
+		Run: func(ctx context.Context, c *tool.Call, a tagArgs) (tool.Result, error) {
 			tt.counted.Add(1)
-			return tools.Text("counted")
+			return tool.Text("counted"), nil
 		},
 	})
-	create := tools.New(tools.Def[createArgs]{
-		Name: "create_file", Description: "Creates a file through the change executor.", Risk: protocol.RiskHigh,
-		Run: func(ctx context.Context, c *tools.Call, a createArgs) tools.Result {
+	create := tool.New(tool.Def[createArgs]{
+		Name: "create_file", Doc: "Creates a file through the change executor.", Risk: protocol.RiskHigh,
+		Run: func(ctx context.Context, c *tool.Call, a createArgs) (tool.Result, error) {
 			loc, err := c.LocateWrite(a.Path)
 			if err != nil {
-				return tools.Errorf("%v", err)
+				return tool.Failf("%v", err), nil
 			}
-			return c.Apply(ctx, &tools.Plan{
+			return c.Apply(ctx, &tool.Plan{
 				Title:   "Create " + a.Path,
-				Changes: []tools.Change{{Op: tools.OpWrite, Path: loc, After: []byte(a.Content), FullyKnown: true}},
+				Changes: []tool.Change{{Kind: tool.Write, Path: loc, After: []byte(a.Content), FullyKnown: true}},
 				Done:    "created " + a.Path,
 			})
 		},
 	})
-	ask := tools.New(tools.Def[tagArgs]{
-		Name: "ask_test", Description: "Asks the user through the host.", Risk: protocol.RiskLow, ReadOnly: true,
-		Run: func(ctx context.Context, c *tools.Call, a tagArgs) tools.Result {
-			h, ok := c.Env.Host.(tools.Asker)
-			if !ok {
-				return tools.Errorf("the host cannot ask")
-			}
-			res, err := h.Ask(ctx, protocol.UserAskParams{Question: "which?", Options: []string{"a", "b"}})
+	ask := tool.New(tool.Def[tagArgs]{
+		Name: "ask_test", Doc: "Asks the user through the host.", Risk: protocol.RiskLow, ReadOnly: true,
+		Run: func(ctx context.Context, c *tool.Call, a tagArgs) (tool.Result, error) {
+			res, err := c.Host().Ask(ctx, protocol.UserAskParams{Question: "which?", Options: []string{"a", "b"}})
 			if err != nil {
-				return tools.Errorf("%v", err)
+				return tool.Failf("%v", err), nil
 			}
-			if err := c.Env.Host.Notify(ctx, protocol.MethodTodoChanged, protocol.TodoChangedParams{}); err != nil {
-				return tools.Errorf("%v", err)
-			}
-			return tools.Text("answer: " + res.Answer)
+			c.Host().PlanChanged(ctx, nil)
+			return tool.Text("answer: " + res.Answer), nil
 		},
 	})
-	return tools.NewRegistry(tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask)
+	return tool.NewRegistry(tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask)
 }
 
 // fixture is one daemon served in-process over two pipes, and a client.
@@ -130,7 +125,7 @@ type fixture struct {
 	log      *syncBuffer
 
 	approvals chan protocol.ApprovalRequestParams
-	answer    atomic.Value // string: how the client answers approvals
+	answer    atomic.Value // protocol.Answer: how the client answers approvals ("wait": never)
 }
 
 type fixtureOptions struct {
@@ -183,7 +178,7 @@ func (f *fixture) handle(ctx context.Context, method string, params json.RawMess
 			return nil, err
 		}
 		f.approvals <- req
-		answer := f.answer.Load().(string)
+		answer := f.answer.Load().(protocol.Answer)
 		if answer == "wait" {
 			<-ctx.Done()
 			return nil, ctx.Err()
@@ -232,7 +227,7 @@ func (f *fixture) initParams(caps protocol.ClientCapabilities, settings *protoco
 func (f *fixture) initialize() protocol.InitializeResult {
 	f.t.Helper()
 	var res protocol.InitializeResult
-	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true, AskUser: true}, nil), &res)
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true, AskUser: true, Todo: true}, nil), &res)
 	return res
 }
 

@@ -38,10 +38,22 @@ func (h *host) Ask(ctx context.Context, q protocol.UserAskParams) (protocol.User
 	return res, err
 }
 
-// Notify sends a notification. It is sent even when the call that made it
-// was just cancelled: it reports something that already happened.
-func (h *host) Notify(ctx context.Context, method string, params any) error {
-	return h.conn.Notify(context.WithoutCancel(ctx), method, params)
+// PlanChanged sends todo/changed, where the client shows plans. It is sent
+// even when the call that made it was just cancelled: it reports something
+// that already happened.
+func (h *host) PlanChanged(ctx context.Context, items []protocol.TodoItem) {
+	if !h.caps.Todo {
+		return
+	}
+	h.notify(ctx, protocol.MethodTodoChanged, protocol.TodoChangedParams{Items: items})
+}
+
+// notify sends a notification, even for a call just cancelled; a client
+// gone away is only logged.
+func (h *host) notify(ctx context.Context, method string, params any) {
+	if err := h.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
+		h.log.Warn("notifying the client", "method", method, "err", err)
+	}
 }
 
 // callClient calls the client. When ctx ends first, the client is told to

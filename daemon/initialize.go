@@ -3,7 +3,6 @@ package daemon
 import (
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -11,9 +10,10 @@ import (
 
 	"github.com/tether-dev/tether/internal/logging"
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/tools"
 )
 
 // initialize opens the session: it checks the folders and settings and
@@ -39,7 +39,7 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 	s.env, s.state = env, stateRunning
 	s.mu.Unlock()
 	s.logger.Info("initialized", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version,
-		"folders", len(p.WorkspaceFolders), "mode", env.Mode, "rg", env.RgPath)
+		"folders", len(p.WorkspaceFolders), "mode", env.Mode, "rg", env.Settings.RgPath)
 	return protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: "tether", Version: s.version},
 		Tools:      s.reg.Offered(env),
@@ -48,7 +48,7 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 
 // newEnv validates everything first and applies the log level last, so a
 // rejected initialize leaves no trace.
-func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
+func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if len(p.WorkspaceFolders) == 0 {
 		return nil, invalidParams("initialize has no workspace folder: Tether works inside a folder, so open one in the editor and start again")
 	}
@@ -74,7 +74,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
 		mode = protocol.ModeDefault
 	}
 	if !permission.ValidMode(mode) {
-		return nil, invalidParams("unknown settings.permissionMode %q: use one of %s", mode, strings.Join(protocol.Modes, ", "))
+		return nil, invalidParams("unknown settings.permissionMode %q: use one of %s", mode, permission.ModeNames())
 	}
 	if set.TokenBudget < 0 {
 		return nil, invalidParams("settings.tokenBudget is %d: it must be a positive number of tokens, or absent for the default", set.TokenBudget)
@@ -85,7 +85,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
 		}
 	}
 
-	rg, err := tools.LookRg(set.RgPath)
+	rg, err := search.LookRg(set.RgPath)
 	if err != nil {
 		s.logger.Warn("grep and glob will not work until ripgrep is available", "err", err)
 	}
@@ -95,14 +95,12 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tools.Env, error) {
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
-	env := &tools.Env{
-		Workspace:     ws,
-		Host:          &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
-		Mode:          mode,
-		RgPath:        rg,
-		DefaultBudget: set.TokenBudget,
-		Log:           s.logger,
-		Capabilities:  p.Capabilities,
+	env := &tool.Env{
+		Workspace:    ws,
+		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
+		Log:          s.logger,
+		Capabilities: p.Capabilities,
+		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget},
 	}
 	if err := s.attachServices(env, set); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

@@ -56,7 +56,7 @@ type proc struct {
 	state string // XDG_STATE_HOME
 
 	mu      sync.Mutex
-	answers []string // approval answers, in order
+	answers []protocol.Answer // approval answers, in order
 	asked   []protocol.ApprovalRequestParams
 }
 
@@ -108,7 +108,7 @@ func (p *proc) handle(_ context.Context, method string, params json.RawMessage) 
 	return protocol.ApprovalRequestResult{Answer: a}, nil
 }
 
-func (p *proc) queueAnswers(answers ...string) {
+func (p *proc) queueAnswers(answers ...protocol.Answer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.answers = append(p.answers, answers...)

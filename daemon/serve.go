@@ -22,6 +22,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/logging"
 	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/tools"
 	"github.com/tether-dev/tether/undo"
 )
@@ -36,7 +37,7 @@ type Options struct {
 	// Version is reported in initialize's serverInfo.
 	Version string
 	// Registry is the tool set; nil means tools.Builtin(). Tests pass their own.
-	Registry *tools.Registry
+	Registry *tool.Registry
 	// Log receives the daemon's log; nil discards it. Its level follows
 	// initialize's settings.logLevel.
 	Log *logging.Log
@@ -101,7 +102,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 // server is the state of one connection.
 type server struct {
 	version   string
-	reg       *tools.Registry
+	reg       *tool.Registry
 	log       *logging.Log
 	logger    *slog.Logger
 	conn      jsonrpc2.Conn
@@ -115,7 +116,7 @@ type server struct {
 	calls    sync.WaitGroup
 	// env is set once, by initialize, on the read loop before any call
 	// that uses it is started; calls read it without the lock.
-	env *tools.Env
+	env *tool.Env
 
 	methods  map[string]method
 	sessions sessions
@@ -155,7 +156,7 @@ func newServer(ctx context.Context, opts Options) *server {
 		base:      base,
 		cancelAll: cancel,
 		running:   map[jsonrpc2.ID]context.CancelFunc{},
-		sessions:  sessions{m: map[string]*tools.Session{}},
+		sessions:  sessions{m: map[string]*tool.Session{}},
 		exited:    make(chan struct{}),
 	}
 	s.methods = s.methodTable()

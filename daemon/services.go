@@ -5,28 +5,28 @@ import (
 
 	"github.com/tether-dev/tether/diagnostics"
 	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/tools"
 )
 
 // attachServices gives an Env the project's stores (see package stores),
 // the editor's diagnostics and its unsaved buffers.
-func (s *server) attachServices(env *tools.Env, set protocol.Settings) error {
+func (s *server) attachServices(env *tool.Env, set protocol.Settings) error {
 	st, err := stores.Open(env.Workspace.Primary(), stores.Options{UndoKeep: set.UndoKeep, Jobs: true, Log: s.logger})
 	if err != nil {
 		return err
 	}
-	st.Attach(env)
+	env.Attach(st)
 	env.Diagnostics = diagnostics.NewStore()
-	env.Dirty = &tools.DirtyFiles{}
+	env.Dirty = &diagnostics.Dirty{}
 	switch ms := set.DiagnosticsSettleMs; {
 	case ms < 0:
-		env.SettleTime = -1
+		env.Settings.SettleTime = -1
 	case ms > 0:
-		env.SettleTime = time.Duration(ms) * time.Millisecond
+		env.Settings.SettleTime = time.Duration(ms) * time.Millisecond
 	}
 	if set.ShellTimeout > 0 {
-		env.ShellTimeout = time.Duration(set.ShellTimeout) * time.Second
+		env.Settings.ShellTimeout = time.Duration(set.ShellTimeout) * time.Second
 	}
 	s.stores, s.undo = st, st.Undo
 	return nil

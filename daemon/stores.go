@@ -7,8 +7,8 @@ import (
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/tools"
 )
 
 // The methods in this file read and change the project's stores: undo
@@ -64,7 +64,7 @@ func (s *server) undoShow(_ context.Context, raw json.RawMessage) (any, error) {
 }
 
 func (s *server) permissionsList(context.Context, json.RawMessage) (any, error) {
-	out := protocol.PermissionsListResult{Mode: s.env.Mode, Path: s.env.Rules.Path(), Rules: []protocol.PermissionRule{}}
+	out := protocol.PermissionsListResult{Mode: s.env.Mode(), Path: s.env.Rules.Path(), Rules: []protocol.PermissionRule{}}
 	for _, r := range s.env.Rules.List() {
 		out.Rules = append(out.Rules, protocol.PermissionRule{Kind: r.Kind, Program: r.Program, Host: r.Host, Dir: r.Dir, Added: r.Added, Description: "always " + r.String()})
 	}
@@ -116,8 +116,12 @@ func (s *server) stagedApply(ctx context.Context, raw json.RawMessage) (any, err
 			out.Failed = append(out.Failed, protocol.StagedFailure{ID: id, Reason: err.Error()})
 			continue
 		}
-		c := &tools.Call{Name: protocol.MethodStagedApply, RequestID: p.RequestID, Budget: tools.NewBudget(0, s.env.DefaultBudget), Session: s.sessions.get(""), Env: s.env}
-		if res := c.ApplyStaged(ctx, e); res.IsError {
+		c := &tool.Call{Name: protocol.MethodStagedApply, RequestID: p.RequestID, Budget: s.env.Settings.Budget(), Session: s.sessions.get(""), Env: s.env}
+		res, err := c.ApplyStaged(ctx, e)
+		if err != nil {
+			s.logger.Error("applying a staged change", "id", id, "err", err)
+		}
+		if res.IsError {
 			out.Failed = append(out.Failed, protocol.StagedFailure{ID: id, Reason: res.Content})
 			continue
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/tools"
 )
 
 func (s *server) toolsList(context.Context, json.RawMessage) (any, error) {
@@ -41,7 +41,7 @@ func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, er
 		return protocol.ToolPrepareResult{Title: c.Name, Message: "There is no tool named " + c.Name}, nil
 	}
 	message := t.Describe(c.Args)
-	if t.Info().ReadOnly {
+	if t.Info(nil).ReadOnly {
 		return protocol.ToolPrepareResult{Title: message, Message: message}, nil
 	}
 	c.Prepare = true
@@ -57,8 +57,8 @@ func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, er
 	return protocol.ToolPrepareResult{Title: title, Message: message, NeedsApproval: res.NeedsApproval, Diff: res.Diff}, nil
 }
 
-// newCall builds a tools.Call from tools/call or tools/prepare params.
-func (s *server) newCall(method string, raw json.RawMessage) (*tools.Call, error) {
+// newCall builds a tool.Call from tools/call or tools/prepare params.
+func (s *server) newCall(method string, raw json.RawMessage) (*tool.Call, error) {
 	var p protocol.ToolCallParams
 	if err := decodeParams(method, raw, &p); err != nil {
 		return nil, err
@@ -69,11 +69,11 @@ func (s *server) newCall(method string, raw json.RawMessage) (*tools.Call, error
 	if p.TokenBudget < 0 {
 		return nil, invalidParams("%s: tokenBudget is %d; it must be positive, or absent for the default", method, p.TokenBudget)
 	}
-	return &tools.Call{
+	return &tool.Call{
 		Name:      p.Name,
 		Args:      p.Arguments,
 		RequestID: p.RequestID,
-		Budget:    tools.NewBudget(p.TokenBudget, s.env.DefaultBudget),
+		Budget:    tool.NewBudget(p.TokenBudget, s.env.Settings.TokenBudget),
 		Session:   s.sessions.get(p.Session),
 		Env:       s.env,
 	}, nil
@@ -83,15 +83,15 @@ func (s *server) newCall(method string, raw json.RawMessage) (*tools.Call, error
 // name; the empty id is the main agent.
 type sessions struct {
 	mu sync.Mutex
-	m  map[string]*tools.Session
+	m  map[string]*tool.Session
 }
 
-func (ss *sessions) get(id string) *tools.Session {
+func (ss *sessions) get(id string) *tool.Session {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	sess := ss.m[id]
 	if sess == nil {
-		sess = tools.NewSession()
+		sess = tool.NewSession()
 		ss.m[id] = sess
 	}
 	return sess

@@ -1,7 +1,7 @@
 // Package diagnostics keeps the editor's diagnostics (errors, warnings from
 // language servers and linters) as the client publishes them, and renders
-// them for the model. Only the editor knows these; the daemon just keeps
-// the latest full set per file.
+// them for the model, and which files have unsaved changes in the editor.
+// Only the editor knows these; the daemon just keeps the latest full set.
 package diagnostics
 
 import (

@@ -7,6 +7,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	lsp "go.lsp.dev/protocol"
@@ -43,17 +44,20 @@ const (
 	MethodProgress        = "$/progress"
 )
 
-// Permission modes, from initialize's settings.permissionMode or --mode headless.
+// Mode is a permission mode, from initialize's settings.permissionMode or
+// --mode headless: what may run without asking.
+type Mode string
+
 const (
-	ModeDefault     = "default"
-	ModeAcceptEdits = "acceptEdits"
-	ModePlan        = "plan"
-	ModeBypass      = "bypass"
-	ModeDryRun      = "dryRun"
+	ModeDefault     Mode = "default"     // reads inside the workspace run; everything else asks
+	ModeAcceptEdits Mode = "acceptEdits" // file changes inside the workspace run too
+	ModePlan        Mode = "plan"        // read-only: every change is refused
+	ModeBypass      Mode = "bypass"      // nothing asks
+	ModeDryRun      Mode = "dryRun"      // changes are staged as diffs, not written
 )
 
 // Modes lists every permission mode in the order they are documented.
-var Modes = []string{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDryRun}
+var Modes = []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDryRun}
 
 // WorkspaceFolder is one root the tools work in, as in LSP.
 type WorkspaceFolder struct {
@@ -83,7 +87,7 @@ type ClientCapabilities struct {
 // Every field is optional; absent fields take the documented default.
 type Settings struct {
 	// PermissionMode is one of Modes; default "default".
-	PermissionMode string `json:"permissionMode,omitempty"`
+	PermissionMode Mode `json:"permissionMode,omitempty"`
 	// RgPath is the ripgrep binary to use; default: rg on PATH.
 	RgPath string `json:"rgPath,omitempty"`
 	// LogLevel is debug, info, warn or error; default info.
@@ -142,6 +146,19 @@ type ToolInfo struct {
 	UserDescription string `json:"userDescription,omitempty"`
 }
 
+// Summary is the tool's description for people: UserDescription, else the
+// first sentence of the description written for the model.
+func (t ToolInfo) Summary() string {
+	if t.UserDescription != "" {
+		return t.UserDescription
+	}
+	s := t.Description
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return s
+}
+
 // ToolsListResult answers tools/list.
 type ToolsListResult struct {
 	Tools []ToolInfo `json:"tools"`
@@ -196,33 +213,38 @@ type CancelParams struct {
 	ID json.RawMessage `json:"id"`
 }
 
-// Approval kinds.
+// ApprovalKind says what an approval is for; it picks how the editor shows
+// it and what an "always" answer is scoped to.
+type ApprovalKind string
+
 const (
-	ApprovalEdit    = "edit"
-	ApprovalShell   = "shell"
-	ApprovalFetch   = "fetch"
-	ApprovalOutside = "outside"
-	ApprovalMemory  = "memory"
+	ApprovalEdit    ApprovalKind = "edit"    // a file change, shown as a diff
+	ApprovalShell   ApprovalKind = "shell"   // a command line; always: per program
+	ApprovalFetch   ApprovalKind = "fetch"   // a web fetch; always: per host
+	ApprovalOutside ApprovalKind = "outside" // a path outside the workspace; always: per folder
+	ApprovalMemory  ApprovalKind = "memory"  // a project memory write
 )
 
-// Approval answers.
+// Answer is the user's answer to an approval.
+type Answer string
+
 const (
-	AnswerYes    = "yes"
-	AnswerAlways = "always"
-	AnswerSkip   = "skip"
-	AnswerNo     = "no"
+	AnswerYes    Answer = "yes"    // this once
+	AnswerAlways Answer = "always" // and from now on, within the request's alwaysScope
+	AnswerSkip   Answer = "skip"   // carry on without this step
+	AnswerNo     Answer = "no"     // stop
 )
 
 // ApprovalRequestParams asks the user to allow one step.
 type ApprovalRequestParams struct {
-	RequestID string `json:"requestId"`
-	Tool      string `json:"tool"`
-	Title     string `json:"title"`
-	Kind      string `json:"kind"`
-	Path      string `json:"path,omitempty"`
-	Diff      string `json:"diff,omitempty"`
-	Original  string `json:"original,omitempty"`
-	Proposed  string `json:"proposed,omitempty"`
+	RequestID string       `json:"requestId"`
+	Tool      string       `json:"tool"`
+	Title     string       `json:"title"`
+	Kind      ApprovalKind `json:"kind"`
+	Path      string       `json:"path,omitempty"`
+	Diff      string       `json:"diff,omitempty"`
+	Original  string       `json:"original,omitempty"`
+	Proposed  string       `json:"proposed,omitempty"`
 	// Hunks are the diff's hunks, for an editor that lets the user keep
 	// some and drop others; the answer names the kept ones by ID.
 	Hunks   []Hunk `json:"hunks,omitempty"`
@@ -248,7 +270,7 @@ type Hunk struct {
 // present) is the final text the user edited the proposal into; the daemon
 // writes that and tells the model what the user changed.
 type ApprovalRequestResult struct {
-	Answer  string  `json:"answer"`
+	Answer  Answer  `json:"answer"`
 	Hunks   []int   `json:"hunks,omitempty"`
 	Content *string `json:"content,omitempty"`
 }
@@ -325,17 +347,17 @@ type UndoShowResult struct {
 
 // PermissionRule is one saved "always" answer.
 type PermissionRule struct {
-	Kind        string    `json:"kind"`
-	Program     string    `json:"program,omitempty"`
-	Host        string    `json:"host,omitempty"`
-	Dir         string    `json:"dir,omitempty"`
-	Added       time.Time `json:"added"`
-	Description string    `json:"description"`
+	Kind        ApprovalKind `json:"kind"`
+	Program     string       `json:"program,omitempty"`
+	Host        string       `json:"host,omitempty"`
+	Dir         string       `json:"dir,omitempty"`
+	Added       time.Time    `json:"added"`
+	Description string       `json:"description"`
 }
 
 // PermissionsListResult answers permissions/list.
 type PermissionsListResult struct {
-	Mode  string           `json:"mode"`
+	Mode  Mode             `json:"mode"`
 	Rules []PermissionRule `json:"rules"`
 	// Path is the project's allow.json.
 	Path string `json:"path"`

@@ -14,6 +14,7 @@ import (
 	"github.com/tether-dev/tether/diagnostics"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/staging"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -106,7 +107,7 @@ func TestAlwaysIsSavedAndSensitivePathsStillAsk(t *testing.T) {
 	if msg := h.fail("write_file", map[string]any{"path": ".vscode/settings.json", "content": "{}\n"}); !strings.Contains(msg, "declined") {
 		t.Fatalf("a sensitive path must still ask: %s", msg)
 	}
-	h.env.Mode = protocol.ModeAcceptEdits
+	h.env.Settings.Mode = protocol.ModeAcceptEdits
 	if msg := h.fail("write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "x\n"}); !strings.Contains(msg, "declined") {
 		t.Fatalf("acceptEdits must still ask for .git internals: %s", msg)
 	}
@@ -125,7 +126,7 @@ func TestNoHostMeansRefusedNotAllowed(t *testing.T) {
 
 func TestDryRunStagesAndAppliesLater(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mode = protocol.ModeDryRun
+	h.env.Settings.Mode = protocol.ModeDryRun
 	h.env.Staging = staging.Open(t.TempDir())
 	h.write("a.txt", "old\r\n")
 	h.readWhole("a.txt")
@@ -140,8 +141,8 @@ func TestDryRunStagesAndAppliesLater(t *testing.T) {
 	if len(list) != 1 || !strings.Contains(list[0].Diff, "+new") {
 		t.Fatalf("staged: %+v", list)
 	}
-	c := &Call{Name: "staged/apply", RequestID: "r2", Budget: NewBudget(0, 0), Session: h.sess, Env: h.env}
-	if r := c.ApplyStaged(context.Background(), list[0]); r.IsError || h.read("a.txt") != "new\r\n" {
+	c := &tool.Call{Name: "staged/apply", RequestID: "r2", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env}
+	if r, _ := c.ApplyStaged(context.Background(), list[0]); r.IsError || h.read("a.txt") != "new\r\n" {
 		t.Fatalf("apply: %+v, file %q", r, h.read("a.txt"))
 	}
 	// Staged against content that has since changed: refused, nothing lost.
@@ -149,7 +150,7 @@ func TestDryRunStagesAndAppliesLater(t *testing.T) {
 	h.ok("edit_file", editArgs("a.txt", "new", "newer"))
 	list, _ = h.env.Staging.List()
 	h.write("a.txt", "the user's own edit\n")
-	if r := c.ApplyStaged(context.Background(), list[len(list)-1]); !r.IsError || !strings.Contains(r.Content, "changed on disk") {
+	if r, _ := c.ApplyStaged(context.Background(), list[len(list)-1]); !r.IsError || !strings.Contains(r.Content, "changed on disk") {
 		t.Fatalf("stale staged change applied: %+v", r)
 	}
 	if h.read("a.txt") != "the user's own edit\n" {
@@ -161,7 +162,7 @@ func TestUnsavedEditorBufferBlocksTheChange(t *testing.T) {
 	h := newHarness(t)
 	h.write("a.txt", "old\n")
 	h.readWhole("a.txt")
-	h.env.Dirty = &DirtyFiles{}
+	h.env.Dirty = &diagnostics.Dirty{}
 	h.env.Dirty.Set([]string{filepath.Join(h.dir, "a.txt")})
 	if msg := h.fail("edit_file", editArgs("a.txt", "old", "new")); !strings.Contains(msg, "unsaved changes in the editor") {
 		t.Fatal(msg)
@@ -174,7 +175,7 @@ func TestFreshProblemsAfterAChange(t *testing.T) {
 	h := newHarness(t)
 	st := diagnostics.NewStore()
 	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
-	h.env.SettleTime = 5 * time.Second
+	h.env.Settings.SettleTime = 5 * time.Second
 	path := h.write("a.go", "package a\n")
 	h.readWhole("a.go")
 	old := lsp.Diagnostic{Severity: 2, Message: "old warning", Range: lsp.Range{Start: lsp.Position{Line: 0}}}
@@ -203,7 +204,7 @@ func TestFreshProblemsAfterAChange(t *testing.T) {
 	}
 
 	// No publish after the write: nothing stale is reported as fresh.
-	h.env.SettleTime = 30 * time.Millisecond
+	h.env.Settings.SettleTime = 30 * time.Millisecond
 	got = h.ok("edit_file", editArgs("a.go", "broken", "fixed"))
 	if strings.Contains(got, "undefined: broken") || !strings.Contains(got, "no fresh diagnostics") {
 		t.Fatalf("stale publish reported as fresh: %s", got)
@@ -215,7 +216,7 @@ func TestNoWaitForFilesNothingChecks(t *testing.T) {
 	h := newHarness(t)
 	st := diagnostics.NewStore()
 	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
-	h.env.SettleTime = time.Hour // a wait would hang the test
+	h.env.Settings.SettleTime = time.Hour // a wait would hang the test
 	st.Publish(filepath.Join(h.dir, "other.go"), nil)
 	h.write("notes.txt", "a\n")
 	h.readWhole("notes.txt")

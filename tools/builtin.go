@@ -1,9 +1,11 @@
 package tools
 
+import "github.com/tether-dev/tether/internal/tool"
+
 // Builtin returns the registry of every tool Tether offers, in the order
 // they are listed to clients.
-func Builtin() *Registry {
-	return NewRegistry(
+func Builtin() *tool.Registry {
+	return tool.NewRegistry(
 		ReadFile,
 		ListDir,
 		Glob,

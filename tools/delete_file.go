@@ -2,9 +2,11 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 
 	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -12,11 +14,13 @@ type deleteFileArgs struct {
 	Path string `json:"path" jsonschema:"The file to delete: relative to the workspace folder, or absolute. Every line of it must have been read with read_file."`
 }
 
+//go:embed delete_file.md
+var deleteFileDoc string
+
 // DeleteFile is the delete_file tool.
-var DeleteFile = New(Def[deleteFileArgs]{
-	Name: "delete_file",
-	Description: `Delete one file inside the workspace. Every line of it must have been read with read_file first (the same rule as replacing it), and it must not have changed since. ` +
-		`Never deletes folders; refuses symbolic links rather than deleting what they point to; text files only. The user approves each delete, and undo can bring the file back.`,
+var DeleteFile = tool.New(tool.Def[deleteFileArgs]{
+	Name:            "delete_file",
+	Doc:             deleteFileDoc,
 	UserDescription: "Delete a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first",
@@ -24,19 +28,19 @@ var DeleteFile = New(Def[deleteFileArgs]{
 	Run:             runDeleteFile,
 })
 
-func runDeleteFile(ctx context.Context, c *Call, a deleteFileArgs) Result {
-	loc, _, err := c.locatePlainFile(a.Path, "delete", "delete_file never deletes directories. Delete the files in it one by one, or ask the user to remove the folder.")
+func runDeleteFile(ctx context.Context, c *tool.Call, a deleteFileArgs) (tool.Result, error) {
+	loc, _, err := c.LocatePlainFile(a.Path, "delete", "delete_file never deletes directories. Delete the files in it one by one, or ask the user to remove the folder.")
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
-	cur, err := c.loadForChange(loc, "delete", fullRead)
+	cur, err := c.LoadForChange(loc, "delete", tool.FullRead)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
-	return c.Apply(ctx, &Plan{
+	return c.Apply(ctx, &tool.Plan{
 		Title:   "Delete " + name,
-		Changes: []Change{{Op: OpDelete, Path: loc, Before: cur.data, Existed: true}},
-		Done:    fmt.Sprintf("Deleted %s (%s).", name, lineCount(textfile.CountLines(cur.data))),
+		Changes: []tool.Change{{Kind: tool.Delete, Path: loc, Before: cur.Data, Existed: true}},
+		Done:    fmt.Sprintf("Deleted %s (%s).", name, lineCount(textfile.CountLines(cur.Data))),
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -33,9 +34,9 @@ func bigSource(size int, eol string) string {
 // and edits accepted without asking, as in acceptEdits mode.
 type benchEnv struct {
 	b    *testing.B
-	reg  *Registry
-	env  *Env
-	sess *Session
+	reg  *tool.Registry
+	env  *tool.Env
+	sess *tool.Session
 }
 
 func newBenchEnv(b *testing.B, content string) *benchEnv {
@@ -48,20 +49,20 @@ func newBenchEnv(b *testing.B, content string) *benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := &benchEnv{b: b, reg: Builtin(), sess: NewSession(), env: &Env{Workspace: ws, Mode: protocol.ModeAcceptEdits}}
+	e := &benchEnv{b: b, reg: Builtin(), sess: tool.NewSession(), env: &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: protocol.ModeAcceptEdits}}}
 	e.call(false, "read_file", map[string]any{"path": "big.go", "offset": 1, "limit": 50})
 	return e
 }
 
 // call runs a tool; wantErr says whether it is meant to fail.
-func (e *benchEnv) call(wantErr bool, name string, args map[string]any) Result {
+func (e *benchEnv) call(wantErr bool, name string, args map[string]any) tool.Result {
 	return e.run(wantErr, false, name, args)
 }
 
 // run is call, optionally as a preview (tools/prepare).
-func (e *benchEnv) run(wantErr, prepare bool, name string, args map[string]any) Result {
+func (e *benchEnv) run(wantErr, prepare bool, name string, args map[string]any) tool.Result {
 	raw, _ := json.Marshal(args)
-	r := e.reg.Invoke(context.Background(), &Call{Name: name, Args: raw, RequestID: "bench", Budget: NewBudget(0, 0), Session: e.sess, Env: e.env, Prepare: prepare})
+	r := e.reg.Invoke(context.Background(), &tool.Call{Name: name, Args: raw, RequestID: "bench", Budget: tool.NewBudget(0, 0), Session: e.sess, Env: e.env, Prepare: prepare})
 	if r.IsError != wantErr {
 		e.b.Fatalf("%s: error=%v: %.500s", name, r.IsError, r.Content)
 	}

@@ -3,11 +3,13 @@ package tools
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/tether-dev/tether/internal/edit"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -18,47 +20,45 @@ type editFileArgs struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one. Default false."`
 }
 
+//go:embed edit_file.md
+var editFileDoc string
+
 // EditFile is the edit_file tool.
-var EditFile = New(Def[editFileArgs]{
-	Name: "edit_file",
-	Description: `Replace text in a file. old_string must match the file exactly (every character, space and tab) and occur exactly once, unless replace_all is set. ` +
-		`Read the file with read_file first; if it changed on disk since, read it again. ` +
-		`Copy old_string from read_file's output without the line-number gutter (the number and tab before each line), with enough surrounding lines to be unique. ` +
-		`Line endings need no care: a line break in old_string matches LF or CRLF, and the file keeps its own line endings and byte-order mark. ` +
-		`If old_string is not found, the error shows the closest part of the file with line numbers and says what differs (indentation, tabs versus spaces, trailing spaces, a leftover gutter); nothing is ever replaced on an approximate match. ` +
-		`Returns the changed lines with their numbers. For several changes to one file use multi_edit; to create or replace a whole file use write_file. The user approves each change, seeing a diff.`,
+var EditFile = tool.New(tool.Def[editFileArgs]{
+	Name:            "edit_file",
+	Doc:             editFileDoc,
 	UserDescription: "Replace text in a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
 	Describe:        func(a editFileArgs) string { return "Editing " + a.Path },
-	Run: func(ctx context.Context, c *Call, a editFileArgs) Result {
-		return c.runEdits(ctx, a.Path, []edit.Edit{{Old: a.OldString, New: a.NewString, ReplaceAll: a.ReplaceAll}})
+	Run: func(ctx context.Context, c *tool.Call, a editFileArgs) (tool.Result, error) {
+		return runEdits(ctx, c, a.Path, []edit.Edit{{Old: a.OldString, New: a.NewString, ReplaceAll: a.ReplaceAll}})
 	},
 })
 
 // runEdits applies edits in order to the file's content in memory and
 // writes the result through Apply, or nothing if any edit fails.
-func (c *Call) runEdits(ctx context.Context, path string, edits []edit.Edit) Result {
+func runEdits(ctx context.Context, c *tool.Call, path string, edits []edit.Edit) (tool.Result, error) {
 	for i, e := range edits {
 		if msg := malformed(e); msg != "" {
-			return Errorf("%s%s", editLabel(i, len(edits)), msg)
+			return tool.Failf("%s%s", editLabel(i, len(edits)), msg), nil
 		}
 	}
 	loc, err := c.LocateWrite(path)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
-	cur, err := c.loadForChange(loc, "edit", someRead)
+	cur, err := c.LoadForChange(loc, "edit", tool.SomeRead)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
-	text := cur.text
+	text := cur.Text
 	var last edit.Applied
 	replaced := 0
 	for i, e := range edits {
 		if ctx.Err() != nil {
-			return cancelled(c.Name)
+			return tool.Cancelled(c.Name), nil
 		}
 		applied, err := edit.Apply(text, e)
 		if err != nil {
@@ -66,35 +66,35 @@ func (c *Call) runEdits(ctx context.Context, path string, edits []edit.Edit) Res
 			if i > 0 {
 				msg += fmt.Sprintf(" Edits apply in order, each to the result of the ones before, so line numbers here count the file with %s applied.", editsBefore(i))
 				var nf *edit.NotFoundError
-				if errors.As(err, &nf) && edit.Contains(cur.text, e.Old) {
+				if errors.As(err, &nf) && edit.Contains(cur.Text, e.Old) {
 					msg += " This old_string is in the file on disk: an earlier edit in this call changed that text."
 				}
 			}
 			if len(edits) > 1 {
 				msg += " None of the edits were written: fix this one and send them all again."
 			}
-			return Errorf("%s", msg)
+			return tool.Failf("%s", msg), nil
 		}
 		text, last = applied.Content, applied
 		replaced += len(applied.Spans)
 	}
 
-	after := cur.withBOM(text)
-	if bytes.Equal(after, cur.data) {
-		return Errorf("the edits cancel out: together they leave %s exactly as it is, so nothing was written", name)
+	after := cur.WithBOM(text)
+	if bytes.Equal(after, cur.Data) {
+		return tool.Failf("the edits cancel out: together they leave %s exactly as it is, so nothing was written", name), nil
 	}
 	var done string
 	switch {
 	case len(edits) > 1:
 		done = fmt.Sprintf("Edited %s: applied %d edits (%d replacements).", name, len(edits), replaced)
 	case replaced == 1:
-		done = fmt.Sprintf("Edited %s. The changed part now reads:\n%s", name, snippet(text, last.Spans[0]))
+		done = fmt.Sprintf("Edited %s. The changed part now reads:\n%s", name, tool.Snippet(text, last.Spans[0]))
 	default:
 		done = fmt.Sprintf("Edited %s: replaced %d occurrences, starting on lines %s.", name, replaced, spanStarts(last.Spans))
 	}
-	return c.Apply(ctx, &Plan{
+	return c.Apply(ctx, &tool.Plan{
 		Title:   "Edit " + name,
-		Changes: []Change{{Op: OpWrite, Path: loc, Before: cur.data, Existed: true, After: after}},
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, Existed: true, After: after}},
 		Done:    done,
 	})
 }

@@ -13,18 +13,19 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
 // callTuned runs a tool like h.call, after tune adjusts the call (budget,
 // prepare, session).
-func (h *harness) callTuned(name string, args any, tune func(*Call)) Result {
+func (h *harness) callTuned(name string, args any, tune func(*tool.Call)) tool.Result {
 	h.t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c := &Call{Name: name, Args: raw, RequestID: "r1", Budget: NewBudget(0, 0), Session: h.sess, Env: h.env}
+	c := &tool.Call{Name: name, Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env}
 	tune(c)
 	return h.reg.Invoke(context.Background(), c)
 }
@@ -262,7 +263,7 @@ func TestEditFileOutsideWorkspaceRefused(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "o.txt")
 	os.WriteFile(outside, []byte("secret\n"), 0o644)
 	os.Symlink(outside, filepath.Join(h.dir, "out-link.txt"))
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	for _, path := range []string{outside, "out-link.txt", "../" + filepath.Base(filepath.Dir(outside)) + "/o.txt"} {
 		if msg := h.fail("edit_file", editArgs(path, "secret", "x")); !strings.Contains(msg, "outside the workspace") {
 			t.Errorf("%s: %s", path, msg)
@@ -300,22 +301,22 @@ func TestEditFileShowsChangedLines(t *testing.T) {
 func TestConcurrentEditsNeverShareABase(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t)
-	h.env.Mode = protocol.ModeAcceptEdits // nobody to ask from two goroutines
+	h.env.Settings.Mode = protocol.ModeAcceptEdits // nobody to ask from two goroutines
 	const base = "top\nmiddle\nbottom\n"
 	for round := range 20 {
 		name := fmt.Sprintf("f%d.txt", round)
 		h.write(name, base)
-		sessions := []*Session{NewSession(), NewSession()}
+		sessions := []*tool.Session{tool.NewSession(), tool.NewSession()}
 		edits := []map[string]any{editArgs(name, "top", "TOP-from-first"), editArgs(name, "bottom", "BOTTOM-from-second-agent")}
 		for _, s := range sessions {
 			h.sess = s
 			h.readWhole(name)
 		}
-		results := make([]Result, 2)
+		results := make([]tool.Result, 2)
 		var wg sync.WaitGroup
 		for i := range 2 {
 			wg.Go(func() {
-				results[i] = h.callTuned("edit_file", edits[i], func(c *Call) { c.Session = sessions[i] })
+				results[i] = h.callTuned("edit_file", edits[i], func(c *tool.Call) { c.Session = sessions[i] })
 			})
 		}
 		wg.Wait()

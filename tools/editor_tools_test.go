@@ -83,8 +83,8 @@ func TestTodoReplacesPlanAndNotifies(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %q", got)
 	}
-	if len(h.host.notes) != 1 || h.host.notes[0].method != protocol.MethodTodoChanged {
-		t.Fatalf("notifications: %+v", h.host.notes)
+	if len(h.host.plans) != 1 || len(h.host.plans[0]) != 3 {
+		t.Fatalf("plans shown: %+v", h.host.plans)
 	}
 	if p := h.sess.Plan(); len(p) != 3 || p[1].Status != "in_progress" {
 		t.Fatalf("session plan: %+v", p)
@@ -109,7 +109,7 @@ func TestTodoRejectsBadPlans(t *testing.T) {
 			t.Errorf("%v: %s (want %q)", tc.items, msg, tc.want)
 		}
 	}
-	if len(h.host.notes) != 0 {
+	if len(h.host.plans) != 0 {
 		t.Fatal("a refused plan must not be sent to the client")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -67,9 +68,9 @@ func TestFileChangesAskWithADiff(t *testing.T) {
 }
 
 func TestFileChangesSkippedOrDeclinedDidNotHappen(t *testing.T) {
-	for _, answer := range []string{protocol.AnswerSkip, protocol.AnswerNo} {
+	for _, answer := range []protocol.Answer{protocol.AnswerSkip, protocol.AnswerNo} {
 		for _, tc := range fileChangeCases {
-			t.Run(answer+"/"+tc.tool, func(t *testing.T) {
+			t.Run(string(answer)+"/"+tc.tool, func(t *testing.T) {
 				h := newHarness(t)
 				tc.setup(h)
 				before := h.snapshot()
@@ -92,7 +93,7 @@ func TestFileChangesRefusedInPlanMode(t *testing.T) {
 			h := newHarness(t)
 			tc.setup(h)
 			before := h.snapshot()
-			h.env.Mode = protocol.ModePlan
+			h.env.Settings.Mode = protocol.ModePlan
 			if msg := h.fail(tc.tool, tc.args); !strings.Contains(msg, "plan mode is read-only") {
 				t.Fatal(msg)
 			}
@@ -109,7 +110,7 @@ func TestFileChangesInAcceptEditsModeDoNotAsk(t *testing.T) {
 			h := newHarness(t)
 			tc.setup(h)
 			before := h.snapshot()
-			h.env.Mode = protocol.ModeAcceptEdits
+			h.env.Settings.Mode = protocol.ModeAcceptEdits
 			h.ok(tc.tool, tc.args)
 			if len(h.host.requests) != 0 {
 				t.Fatalf("asked: %+v", h.host.requests)
@@ -127,7 +128,7 @@ func TestFileChangesPrepareOnlyPreviews(t *testing.T) {
 			h := newHarness(t)
 			tc.setup(h)
 			before := h.snapshot()
-			r := h.callTuned(tc.tool, tc.args, func(c *Call) { c.Prepare = true })
+			r := h.callTuned(tc.tool, tc.args, func(c *tool.Call) { c.Prepare = true })
 			if r.IsError || !r.NeedsApproval || !strings.Contains(r.Diff, tc.diff) || r.Title == "" {
 				t.Fatalf("preview %+v", r)
 			}

@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -23,14 +25,14 @@ type globArgs struct {
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most paths to return. Default 500, at most 5000."`
 }
 
+//go:embed glob.md
+var globDoc string
+
 // Glob is the glob tool.
-var Glob = New(Def[globArgs]{
-	Name: "glob",
-	Description: `Find files by name or path pattern. Returns matching file paths (relative to the workspace folder), one a line, sorted. ` +
-		`A pattern without a slash matches file names at any depth (*.go finds a/b/c.go); with a slash it matches the whole path relative to path: cmd/*.go is only files directly in cmd, cmd/**/*.go any depth below it. ` +
-		`** spans folders, * and ? stay within one name, [abc] and {ts,tsx} choose; a trailing / takes everything under such a folder; a leading ! lists the files that do not match. ` +
-		`Walks like ripgrep: files ignored by .gitignore (or .ignore) are left out whether or not the folder is a git repository, unless path (or the literal start of the pattern) names their folder; hidden files such as .github/ are in; .git/ never. ` +
-		`Stops at max_results (default 500) and says so: narrow the pattern or path rather than raising it. Use list_dir to see one folder, grep to search contents.`,
+var Glob = tool.New(tool.Def[globArgs]{
+	Name:            "glob",
+	Doc:             globDoc,
+	Data:            func(*tool.Settings) any { return struct{ DefaultMax, Max int }{globDefaultPaths, globMaxPaths} },
 	UserDescription: "Find files by pattern",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
@@ -44,24 +46,24 @@ var Glob = New(Def[globArgs]{
 	Run:      runGlob,
 })
 
-func runGlob(ctx context.Context, c *Call, a globArgs) Result {
-	if c.Env.RgPath == "" {
-		return noRipgrep("glob", "", nil)
+func runGlob(ctx context.Context, c *tool.Call, a globArgs) (tool.Result, error) {
+	if c.Env.Settings.RgPath == "" {
+		return noRipgrep("glob", "", nil), nil
 	}
 	g, err := search.CompileGlob(a.Pattern)
 	if err != nil {
-		return Errorf("invalid pattern: %v", err)
+		return tool.Failf("invalid pattern: %v", err), nil
 	}
-	root, fi, err := c.searchDir(ctx, a.Path)
+	root, fi, err := searchDir(ctx, c, a.Path)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	if !fi.IsDir() {
-		return Errorf("%s is a file, not a folder: glob searches folders. Pass its folder as path, or read it with read_file", root)
+		return tool.Failf("%s is a file, not a folder: glob searches folders. Pass its folder as path, or read it with read_file", root), nil
 	}
 	budget := c.Budget.OutputChars()
 	q := search.FilesQuery{
-		Rg:       c.Env.RgPath,
+		Rg:       c.Env.Settings.RgPath,
 		Dir:      c.Env.Workspace.Primary(),
 		Root:     root,
 		Glob:     g,
@@ -70,10 +72,10 @@ func runGlob(ctx context.Context, c *Call, a globArgs) Result {
 	}
 	res, err := search.Files(ctx, q)
 	if err != nil {
-		return searchFailed(ctx, "glob", c.Env.RgPath, err)
+		return searchFailed(ctx, "glob", c.Env.Settings.RgPath, err), nil
 	}
 	if len(res.Paths) == 0 {
-		return Text(fmt.Sprintf("No files match %s in %s (files ignored by .gitignore are not listed).", quoteArg(a.Pattern), folderName(root)))
+		return tool.Text(fmt.Sprintf("No files match %s in %s (files ignored by .gitignore are not listed).", quoteArg(a.Pattern), folderName(root))), nil
 	}
 	var b strings.Builder
 	for _, p := range res.Paths {
@@ -89,5 +91,5 @@ func runGlob(ctx context.Context, c *Call, a globArgs) Result {
 	if res.Warnings != "" {
 		fmt.Fprintf(&b, "[ripgrep could not read some folders: %s]\n", firstLineCut(res.Warnings))
 	}
-	return Text(b.String())
+	return tool.Text(b.String()), nil
 }

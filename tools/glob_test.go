@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/tool"
 )
 
 func TestGlobPatterns(t *testing.T) {
@@ -88,8 +90,8 @@ func TestGlobStopsAtOutputBudget(t *testing.T) {
 	for i := range 300 {
 		h.write(fmt.Sprintf("a-rather-long-folder-name/with-a-long-file-name-%03d.txt", i), "")
 	}
-	budget := Budget{Tokens: 500}
-	r := h.reg.Invoke(context.Background(), &Call{Name: "glob", Args: []byte(`{"pattern":"*.txt"}`), Budget: budget, Session: h.sess, Env: h.env})
+	budget := tool.Budget{Tokens: 500}
+	r := h.reg.Invoke(context.Background(), &tool.Call{Name: "glob", Args: []byte(`{"pattern":"*.txt"}`), Budget: budget, Session: h.sess, Env: h.env})
 	if r.IsError || len(r.Content) > budget.OutputChars() || !strings.Contains(r.Content, "the output budget is full") {
 		t.Fatalf("%d bytes (budget %d): %q", len(r.Content), budget.OutputChars(), r.Content)
 	}

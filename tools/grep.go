@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -31,15 +33,14 @@ type grepArgs struct {
 	MaxMatches      int    `json:"max_matches,omitempty" jsonschema:"Most output lines to return, context lines included. Default 200, at most 2000."`
 }
 
+//go:embed grep.md
+var grepDoc string
+
 // Grep is the grep tool.
-var Grep = New(Def[grepArgs]{
-	Name: "grep",
-	Description: `Search file contents with a regular expression, using ripgrep. ` +
-		`Returns matching lines as path:line:text (1-based line numbers, the same as read_file's), files in path order; with context_lines, the lines around a match read path-line-text and separate groups are split by --. ` +
-		`Searches the workspace folder, or the file or folder in path. Files ignored by .gitignore (or .ignore) are skipped whether or not the folder is a git repository, unless path names them; hidden files such as .github/ are searched; .git/ and binary files never are. ` +
-		`glob keeps only files matching a pattern: a pattern without a slash matches file names at any depth. ` +
-		`Output stops at max_matches lines (default 200) or at the output budget, and then says so without counting the rest: narrow the pattern, path or glob rather than raising the limit. Very long lines (minified files) are cut to a preview. ` +
-		`Use glob to find files by name, read_file to see a match in full.`,
+var Grep = tool.New(tool.Def[grepArgs]{
+	Name:            "grep",
+	Doc:             grepDoc,
+	Data:            func(*tool.Settings) any { return struct{ DefaultMax, Max int }{grepDefaultLines, grepMaxLines} },
 	UserDescription: "Search file contents",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
@@ -55,25 +56,25 @@ var Grep = New(Def[grepArgs]{
 	Run:      runGrep,
 })
 
-func runGrep(ctx context.Context, c *Call, a grepArgs) Result {
-	if c.Env.RgPath == "" {
-		return noRipgrep("grep", "", nil)
+func runGrep(ctx context.Context, c *tool.Call, a grepArgs) (tool.Result, error) {
+	if c.Env.Settings.RgPath == "" {
+		return noRipgrep("grep", "", nil), nil
 	}
 	var glob *search.Glob
 	if a.Glob != "" {
 		g, err := search.CompileGlob(a.Glob)
 		if err != nil {
-			return Errorf("invalid glob: %v", err)
+			return tool.Failf("invalid glob: %v", err), nil
 		}
 		glob = g
 	}
-	root, _, err := c.searchDir(ctx, a.Path)
+	root, _, err := searchDir(ctx, c, a.Path)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	budget := c.Budget.OutputChars()
 	q := search.GrepQuery{
-		Rg:         c.Env.RgPath,
+		Rg:         c.Env.Settings.RgPath,
 		Dir:        c.Env.Workspace.Primary(),
 		Root:       root,
 		Pattern:    a.Pattern,
@@ -86,10 +87,10 @@ func runGrep(ctx context.Context, c *Call, a grepArgs) Result {
 	}
 	res, err := search.Grep(ctx, q)
 	if err != nil {
-		return searchFailed(ctx, "grep", c.Env.RgPath, err)
+		return searchFailed(ctx, "grep", c.Env.Settings.RgPath, err), nil
 	}
 	if res.Lines == 0 {
-		return Text(fmt.Sprintf("No matches for %s in %s%s.", quoteArg(a.Pattern), folderName(root), globNote(a.Glob)))
+		return tool.Text(fmt.Sprintf("No matches for %s in %s%s.", quoteArg(a.Pattern), folderName(root), globNote(a.Glob))), nil
 	}
 	var b strings.Builder
 	b.WriteString(res.Text)
@@ -102,7 +103,7 @@ func runGrep(ctx context.Context, c *Call, a grepArgs) Result {
 	if res.Warnings != "" {
 		fmt.Fprintf(&b, "[ripgrep could not read some files: %s]\n", firstLineCut(res.Warnings))
 	}
-	return Text(b.String())
+	return tool.Text(b.String()), nil
 }
 
 // grepColumns is how much of one long line grep shows: enough for any
@@ -130,7 +131,7 @@ func countNoun(n int, noun string) string {
 // quoteArg shows a model-given string in a message, long ones cut.
 func quoteArg(s string) string {
 	if len(s) > 200 {
-		s = cutUTF8(s[:200]) + "…"
+		s = tool.CutUTF8(s[:200]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
 }
@@ -140,7 +141,7 @@ func quoteArg(s string) string {
 func firstLineCut(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	if len(line) > 200 {
-		line = cutUTF8(line[:200]) + "…"
+		line = tool.CutUTF8(line[:200]) + "…"
 	}
 	return line
 }

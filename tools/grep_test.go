@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -28,7 +29,7 @@ import (
 // test would hide that the search tools went untested.
 func needRg(t *testing.T, h *harness) {
 	t.Helper()
-	if h.env.RgPath == "" {
+	if h.env.Settings.RgPath == "" {
 		t.Fatal("ripgrep (rg) is not on PATH: install it (Debian package ripgrep; the project's test script does) to run the search tool tests")
 	}
 }
@@ -69,7 +70,7 @@ func TestSearchToolSchemas(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not registered", name)
 		}
-		info := tool.Info()
+		info := tool.Info(nil)
 		var schema struct {
 			Properties map[string]any `json:"properties"`
 			Required   []string       `json:"required"`
@@ -193,8 +194,8 @@ func TestGrepStopsAtOutputBudget(t *testing.T) {
 		fmt.Fprintf(&sb, "a fairly long line of text number %d with the word hit in it\n", i)
 	}
 	h.write("big.txt", sb.String())
-	budget := Budget{Tokens: 600}
-	r := h.reg.Invoke(context.Background(), &Call{Name: "grep", Args: []byte(`{"pattern":"hit","max_matches":2000}`), Budget: budget, Session: h.sess, Env: h.env})
+	budget := tool.Budget{Tokens: 600}
+	r := h.reg.Invoke(context.Background(), &tool.Call{Name: "grep", Args: []byte(`{"pattern":"hit","max_matches":2000}`), Budget: budget, Session: h.sess, Env: h.env})
 	if r.IsError || len(r.Content) > budget.OutputChars() {
 		t.Fatalf("error=%v, %d bytes for a budget of %d", r.IsError, len(r.Content), budget.OutputChars())
 	}
@@ -258,7 +259,7 @@ func TestSearchWithoutRipgrep(t *testing.T) {
 	h := newHarness(t)
 	h.write("a.txt", "x\n")
 	for _, rg := range []string{"", filepath.Join(t.TempDir(), "no-such-rg")} {
-		h.env.RgPath = rg
+		h.env.Settings.RgPath = rg
 		for _, call := range []struct {
 			name string
 			args map[string]any
@@ -326,7 +327,7 @@ func fakeRg(t *testing.T, h *harness, body string) {
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h.env.RgPath = p
+	h.env.Settings.RgPath = p
 }
 
 // readPid waits for a pid a fake ripgrep writes once it runs; the
@@ -394,9 +395,9 @@ printf 'x.go\0'
 echo $$ > `+pidFile+`
 exec sleep 1000`)
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan Result)
+		done := make(chan tool.Result)
 		go func() {
-			done <- h.reg.Invoke(ctx, &Call{Name: call.name, Args: []byte(call.args), Budget: NewBudget(0, 0), Session: h.sess, Env: h.env})
+			done <- h.reg.Invoke(ctx, &tool.Call{Name: call.name, Args: []byte(call.args), Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env})
 		}()
 		pid := readPid(t, pidFile)
 		cancel()
@@ -423,16 +424,16 @@ func BenchmarkGrepGoroot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rg, err := LookRg("")
+	rg, err := search.LookRg("")
 	if err != nil {
 		b.Fatal("ripgrep (rg) is not on PATH: install it (Debian package ripgrep)")
 	}
-	env := &Env{Workspace: ws, Mode: protocol.ModeDefault, RgPath: rg}
+	env := &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: protocol.ModeDefault, RgPath: rg}}
 	reg := Builtin()
 	const pattern = `sync\.Mutex`
 	const budget = 1 << 20
 	call := func(b *testing.B, args string) {
-		r := reg.Invoke(context.Background(), &Call{Name: "grep", Args: []byte(args), Budget: Budget{Tokens: budget}, Session: NewSession(), Env: env})
+		r := reg.Invoke(context.Background(), &tool.Call{Name: "grep", Args: []byte(args), Budget: tool.Budget{Tokens: budget}, Session: tool.NewSession(), Env: env})
 		if r.IsError {
 			b.Fatal(r.Content)
 		}
@@ -443,7 +444,7 @@ func BenchmarkGrepGoroot(b *testing.B) {
 		}
 	})
 	b.Run("rg", func(b *testing.B) {
-		args := search.GrepArgs(search.GrepQuery{Dir: ws.Primary(), Pattern: pattern, MaxColumns: grepColumns(Budget{Tokens: budget}.OutputChars())})
+		args := search.GrepArgs(search.GrepQuery{Dir: ws.Primary(), Pattern: pattern, MaxColumns: grepColumns(tool.Budget{Tokens: budget}.OutputChars())})
 		for b.Loop() {
 			cmd := exec.Command(rg, args...)
 			cmd.Dir = ws.Primary()

@@ -7,18 +7,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
 
 // fakeHost records approval requests and answers them with answer.
 type fakeHost struct {
-	answer   string
+	answer   protocol.Answer
 	content  *string
 	hunks    []int
 	requests []protocol.ApprovalRequestParams
 
-	notes     []note
+	plans     [][]protocol.TodoItem
 	askAnswer protocol.UserAskResult
 	questions []protocol.UserAskParams
 }
@@ -28,10 +30,9 @@ func (h *fakeHost) Approve(_ context.Context, req protocol.ApprovalRequestParams
 	return protocol.ApprovalRequestResult{Answer: h.answer, Content: h.content, Hunks: h.hunks}, nil
 }
 
-// Notify records notifications.
-func (h *fakeHost) Notify(_ context.Context, method string, params any) error {
-	h.notes = append(h.notes, note{method, params})
-	return nil
+// PlanChanged records the plans shown.
+func (h *fakeHost) PlanChanged(_ context.Context, items []protocol.TodoItem) {
+	h.plans = append(h.plans, items)
 }
 
 // Ask answers questions from askAnswer.
@@ -40,19 +41,14 @@ func (h *fakeHost) Ask(_ context.Context, q protocol.UserAskParams) (protocol.Us
 	return h.askAnswer, nil
 }
 
-type note struct {
-	method string
-	params any
-}
-
 // harness is one workspace in a temp folder and one session over it.
 type harness struct {
 	t    *testing.T
 	dir  string
-	env  *Env
-	sess *Session
+	env  *tool.Env
+	sess *tool.Session
 	host *fakeHost
-	reg  *Registry
+	reg  *tool.Registry
 }
 
 // newHarness makes a workspace whose changes are approved ("yes") unless
@@ -65,24 +61,24 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	host := &fakeHost{answer: protocol.AnswerYes}
-	h := &harness{t: t, dir: ws.Primary(), host: host, sess: NewSession(), reg: Builtin()}
-	h.env = &Env{Workspace: ws, Host: host, Mode: protocol.ModeDefault, RgPath: findRg()}
+	h := &harness{t: t, dir: ws.Primary(), host: host, sess: tool.NewSession(), reg: Builtin()}
+	h.env = &tool.Env{Workspace: ws, Host: host, Settings: tool.Settings{Mode: protocol.ModeDefault, RgPath: findRg()}}
 	return h
 }
 
 func findRg() string {
-	p, _ := LookRg("")
+	p, _ := search.LookRg("")
 	return p
 }
 
 // call runs a tool with arguments given as a Go value.
-func (h *harness) call(name string, args any) Result {
+func (h *harness) call(name string, args any) tool.Result {
 	h.t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return h.reg.Invoke(context.Background(), &Call{Name: name, Args: raw, RequestID: "r1", Budget: NewBudget(0, 0), Session: h.sess, Env: h.env})
+	return h.reg.Invoke(context.Background(), &tool.Call{Name: name, Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env})
 }
 
 // ok runs a call that must succeed and returns its text.

@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -15,12 +17,13 @@ type listDirArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"Folder to list, relative to the workspace folder or absolute. Default: the workspace folder."`
 }
 
+//go:embed list_dir.md
+var listDirDoc string
+
 // ListDir is the list_dir tool.
-var ListDir = New(Def[listDirArgs]{
-	Name: "list_dir",
-	Description: `List the entries of one folder, one a line, sorted by name. Folders end in /; a symbolic link shows its target after ->, with a / after the link's name when it leads to a folder. ` +
-		`Everything in the folder is listed, hidden and .gitignore'd entries included (unlike glob and grep). Does not recurse: use glob (for example **/*.go) to find files at any depth, grep to search their contents. ` +
-		`A very large folder is cut at the output budget with a count of what was left out.`,
+var ListDir = tool.New(tool.Def[listDirArgs]{
+	Name:            "list_dir",
+	Doc:             listDirDoc,
 	UserDescription: "List a folder",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
@@ -34,37 +37,37 @@ var ListDir = New(Def[listDirArgs]{
 	Run: runListDir,
 })
 
-func runListDir(ctx context.Context, c *Call, a listDirArgs) Result {
+func runListDir(ctx context.Context, c *tool.Call, a listDirArgs) (tool.Result, error) {
 	arg := a.Path
 	if arg == "" {
 		arg = "."
 	}
-	loc, err := c.locate(arg)
+	loc, err := c.Locate(arg)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
-	if err := c.permitRead(ctx, loc); err != nil {
-		return Errorf("%v", err)
+	if err := c.PermitRead(ctx, loc); err != nil {
+		return tool.Failf("%v", err), nil
 	}
 	fi, err := os.Stat(loc.Real)
 	switch {
 	case os.IsNotExist(err):
-		return Errorf("%s does not exist. List its parent folder, or find it with glob", name)
+		return tool.Failf("%s does not exist. List its parent folder, or find it with glob", name), nil
 	case err != nil:
-		return Errorf("cannot open %s: %v", name, err)
+		return tool.Failf("cannot open %s: %v", name, err), nil
 	case !fi.IsDir():
-		return Errorf("%s is a file, not a folder. Read it with read_file, or list its folder %s", name, c.Env.Workspace.Rel(filepath.Dir(loc.Abs)))
+		return tool.Failf("%s is a file, not a folder. Read it with read_file, or list its folder %s", name, c.Env.Workspace.Rel(filepath.Dir(loc.Abs))), nil
 	}
 	entries, err := os.ReadDir(loc.Real)
 	if err != nil && len(entries) == 0 {
-		return Errorf("cannot list %s: %v", name, err)
+		return tool.Failf("cannot list %s: %v", name, err), nil
 	}
 	if ctx.Err() != nil {
-		return cancelled("list_dir")
+		return tool.Cancelled("list_dir"), nil
 	}
 	if len(entries) == 0 {
-		return Text(fmt.Sprintf("%s is empty.", folderName(name)))
+		return tool.Text(fmt.Sprintf("%s is empty.", folderName(name))), nil
 	}
 
 	room := c.Budget.OutputChars() - footerRoom
@@ -72,7 +75,7 @@ func runListDir(ctx context.Context, c *Call, a listDirArgs) Result {
 	shown := 0
 	for i, e := range entries {
 		if i%1024 == 0 && ctx.Err() != nil {
-			return cancelled("list_dir")
+			return tool.Cancelled("list_dir"), nil
 		}
 		line := describeEntry(loc.Real, e) + "\n"
 		if b.Len()+len(line) > room {
@@ -90,7 +93,7 @@ func runListDir(ctx context.Context, c *Call, a listDirArgs) Result {
 		}
 		fmt.Fprintf(&b, "[%d more entries not shown (%d folders, %d others): the output budget is full. Use glob with a pattern to find what you need in %s.]\n", len(left), dirs, len(left)-dirs, folderName(name))
 	}
-	return Text(b.String())
+	return tool.Text(b.String()), nil
 }
 
 // describeEntry renders one entry: "name", "name/" for a folder,

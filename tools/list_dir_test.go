@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/tool"
 )
 
 func TestListDirEntries(t *testing.T) {
@@ -79,8 +81,8 @@ func TestListDirCappedAtBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	budget := Budget{Tokens: 1000}
-	r := h.reg.Invoke(context.Background(), &Call{Name: "list_dir", Args: []byte(`{}`), Budget: budget, Session: h.sess, Env: h.env})
+	budget := tool.Budget{Tokens: 1000}
+	r := h.reg.Invoke(context.Background(), &tool.Call{Name: "list_dir", Args: []byte(`{}`), Budget: budget, Session: h.sess, Env: h.env})
 	if r.IsError || len(r.Content) > budget.OutputChars() {
 		t.Fatalf("error=%v, %d bytes for %d", r.IsError, len(r.Content), budget.OutputChars())
 	}

@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -16,13 +18,13 @@ type moveFileArgs struct {
 	To   string `json:"to" jsonschema:"Its new path, including the file name. Must not exist yet; missing folders are created."`
 }
 
+//go:embed move_file.md
+var moveFileDoc string
+
 // MoveFile is the move_file tool.
-var MoveFile = New(Def[moveFileArgs]{
-	Name: "move_file",
-	Description: `Move or rename one file inside the workspace; missing folders on the way to the new path are created. ` +
-		`It never overwrites: if the destination exists the move is refused, even if it appears at the last moment. ` +
-		`Moves single regular files only, not folders or symbolic links. ` +
-		`What you have read of the file stays valid under its new path, so you can edit it there without reading it again. The user approves each move.`,
+var MoveFile = tool.New(tool.Def[moveFileArgs]{
+	Name:            "move_file",
+	Doc:             moveFileDoc,
 	UserDescription: "Move or rename a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first",
@@ -30,31 +32,31 @@ var MoveFile = New(Def[moveFileArgs]{
 	Run:             runMoveFile,
 })
 
-func runMoveFile(ctx context.Context, c *Call, a moveFileArgs) Result {
-	from, _, err := c.locatePlainFile(a.From, "move", "move_file moves one file at a time. To move a whole folder, use the shell.")
+func runMoveFile(ctx context.Context, c *tool.Call, a moveFileArgs) (tool.Result, error) {
+	from, _, err := c.LocatePlainFile(a.From, "move", "move_file moves one file at a time. To move a whole folder, use the shell.")
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	to, err := c.LocateWrite(a.To)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	ws := c.Env.Workspace
 	fromName, toName := ws.Rel(from.Abs), ws.Rel(to.Abs)
 	if to.Real == from.Real {
-		return Errorf("%s and %s are the same file; nothing to move", fromName, toName)
+		return tool.Failf("%s and %s are the same file; nothing to move", fromName, toName), nil
 	}
 	switch fi, err := os.Lstat(to.Real); {
 	case err == nil && fi.IsDir():
-		return Errorf("%s is an existing directory. Give the full new path including the file name, for example %s/%s", toName, toName, filepath.Base(from.Abs))
+		return tool.Failf("%s is an existing directory. Give the full new path including the file name, for example %s/%s", toName, toName, filepath.Base(from.Abs)), nil
 	case err == nil:
-		return Errorf("%s already exists, and move_file never overwrites. Choose another name; if the existing file should go, read it and delete it with delete_file first", toName)
+		return tool.Failf("%s already exists, and move_file never overwrites. Choose another name; if the existing file should go, read it and delete it with delete_file first", toName), nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return Errorf("cannot check %s: %v", toName, err)
+		return tool.Failf("cannot check %s: %v", toName, err), nil
 	}
-	return c.Apply(ctx, &Plan{
+	return c.Apply(ctx, &tool.Plan{
 		Title:   fmt.Sprintf("Move %s to %s", fromName, toName),
-		Changes: []Change{{Op: OpMove, Path: to, From: from, Existed: true}},
+		Changes: []tool.Change{{Kind: tool.Move, Path: to, From: from, Existed: true}},
 		Done:    fmt.Sprintf("Moved %s to %s. What you read of it still holds under the new path.", fromName, toName),
 	})
 }

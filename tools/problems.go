@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -24,17 +26,18 @@ type problemsArgs struct {
 // considered still busy analysing.
 const recentPublish = 2 * time.Second
 
+//go:embed problems.md
+var problemsDoc string
+
 // Problems is the problems tool.
-var Problems = New(Def[problemsArgs]{
-	Name: "problems",
-	Description: `List the errors and warnings the editor currently shows (from language servers, compilers and linters), one a line as path:line:col: severity: message [source code], errors first. ` +
-		`Use it after changes to check the code still builds, or to find what needs fixing, instead of running a full build. ` +
-		`Filter with path (a file or folder) and severity (error, warning, info, hint). It reflects the editor's last analysis, which may lag a moment behind a change; long lists are cut with a count of what was left out.`,
+var Problems = tool.New(tool.Def[problemsArgs]{
+	Name:            "problems",
+	Doc:             problemsDoc,
 	UserDescription: "See the editor's errors and warnings",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
 	ReadOnly:        true,
-	Available:       func(env *Env) bool { return env.Capabilities.Diagnostics && env.Diagnostics != nil },
+	Available:       func(env *tool.Env) bool { return env.Capabilities.Diagnostics && env.Diagnostics != nil },
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["severity"].Enum = []any{"error", "warning", "info", "hint"}
 	},
@@ -47,17 +50,17 @@ var Problems = New(Def[problemsArgs]{
 	Run: runProblems,
 })
 
-func runProblems(ctx context.Context, c *Call, a problemsArgs) Result {
+func runProblems(ctx context.Context, c *tool.Call, a problemsArgs) (tool.Result, error) {
 	minSev, err := diagnostics.ParseSeverity(a.Severity)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	ws := c.Env.Workspace
 	var scope string
 	if a.Path != "" {
-		loc, err := c.locate(a.Path)
+		loc, err := c.Locate(a.Path)
 		if err != nil {
-			return Errorf("%v", err)
+			return tool.Failf("%v", err), nil
 		}
 		scope = loc.Real
 	}
@@ -86,13 +89,13 @@ func runProblems(ctx context.Context, c *Call, a problemsArgs) Result {
 		note = fmt.Sprintf(" The editor published diagnostics %s ago, so it may still be analysing; ask again in a moment if you just changed something.", time.Since(last).Round(time.Millisecond))
 	}
 	if len(ps) == 0 {
-		return Text(fmt.Sprintf("No problems in %s%s.%s", where, severityScope(minSev), note))
+		return tool.Text(fmt.Sprintf("No problems in %s%s.%s", where, severityScope(minSev), note)), nil
 	}
 	out := diagnostics.Format(ps, c.Budget.OutputChars()-len(note)-1)
 	if note != "" {
 		out += strings.TrimSpace(note) + "\n"
 	}
-	return Text(out)
+	return tool.Text(out), nil
 }
 
 func severityScope(s lsp.DiagnosticSeverity) string {

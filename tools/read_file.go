@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +17,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
+
+// MaxReadBytes is the largest file read_file shows without a line range.
+const MaxReadBytes = 2 << 20
 
 type readFileArgs struct {
 	Path   string `json:"path" jsonschema:"File to read: relative to the workspace folder, or absolute."`
@@ -25,13 +30,14 @@ type readFileArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"How many lines to show. Default: as many as fit in the output budget."`
 }
 
+//go:embed read_file.md
+var readFileDoc string
+
 // ReadFile is the read_file tool.
-var ReadFile = New(Def[readFileArgs]{
-	Name: "read_file",
-	Description: `Read a text file. Each line is shown as its 1-based number, a tab, then the line, so the numbers match grep's. ` +
-		`Use it before edit_file, multi_edit, delete_file or overwriting with write_file: those need the file read first, and a full overwrite or a delete needs every line read. ` +
-		`Large files: at most as many lines as fit in the output budget are shown, with a note giving the offset to continue from; files over 2 MB need offset/limit (or grep to find the part you need). ` +
-		`Very long lines are cut with a marker. Binary files are refused. The line-number gutter is not part of the file: never include it in old_string.`,
+var ReadFile = tool.New(tool.Def[readFileArgs]{
+	Name:            "read_file",
+	Doc:             readFileDoc,
+	Data:            func(*tool.Settings) any { return struct{ MaxReadBytes int }{MaxReadBytes} },
 	UserDescription: "Read a file with line numbers",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto inside the workspace, asks outside",
@@ -49,44 +55,44 @@ var ReadFile = New(Def[readFileArgs]{
 	Run: runReadFile,
 })
 
-func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
-	loc, err := c.locate(a.Path)
+func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result, error) {
+	loc, err := c.Locate(a.Path)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
-	if err := c.permitRead(ctx, loc); err != nil {
-		return Errorf("%v", err)
+	if err := c.PermitRead(ctx, loc); err != nil {
+		return tool.Failf("%v", err), nil
 	}
 	f, err := os.Open(loc.Real)
 	if err != nil {
-		if _, serr := statFile(loc, name); serr != nil {
-			return Errorf("%v", serr)
+		if _, serr := tool.StatFile(loc, name); serr != nil {
+			return tool.Failf("%v", serr), nil
 		}
-		return Errorf("cannot open %s: %v", name, err)
+		return tool.Failf("cannot open %s: %v", name, err), nil
 	}
 	defer f.Close()
 	// Stat the open file, so the record describes exactly what is read.
 	fi, err := f.Stat()
 	if err != nil {
-		return Errorf("cannot stat %s: %v", name, err)
+		return tool.Failf("cannot stat %s: %v", name, err), nil
 	}
 	if fi.IsDir() {
-		return Errorf("%s is a directory, not a file. Use list_dir to see what is in it", name)
+		return tool.Failf("%s is a directory, not a file. Use list_dir to see what is in it", name), nil
 	}
 	if !fi.Mode().IsRegular() {
-		return Errorf("%s is not a regular file (%s); read_file reads files only", name, fi.Mode().Type())
+		return tool.Failf("%s is not a regular file (%s); read_file reads files only", name, fi.Mode().Type()), nil
 	}
 	ranged := a.Offset > 0 || a.Limit > 0
 	if fi.Size() > MaxReadBytes && !ranged {
-		return Errorf("%s is %s, over read_file's 2 MB limit for a whole-file read. Read a part with offset and limit (for example offset=1, limit=200), or use grep to find the lines you need", name, humanBytes(fi.Size()))
+		return tool.Failf("%s is %s, over read_file's 2 MB limit for a whole-file read. Read a part with offset and limit (for example offset=1, limit=200), or use grep to find the lines you need", name, humanBytes(fi.Size())), nil
 	}
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(f)
 	defer func() { br.Reset(nil); readers.Put(br) }()
 	head, _ := br.Peek(textfile.SniffLen)
 	if textfile.IsBinary(head) {
-		return Errorf("%s is a binary file (%s); read_file shows text only", name, humanBytes(fi.Size()))
+		return tool.Failf("%s is a binary file (%s); read_file shows text only", name, humanBytes(fi.Size())), nil
 	}
 
 	offset := max(a.Offset, 1)
@@ -100,7 +106,7 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	var lineBuf []byte
 	for {
 		if total%4096 == 0 && ctx.Err() != nil {
-			return cancelled("read_file")
+			return tool.Cancelled("read_file"), nil
 		}
 		line, full, err := readLine(br, lineBuf, lineCap)
 		lineBuf = line
@@ -108,7 +114,7 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return Errorf("reading %s failed: %v", name, err)
+			return tool.Failf("reading %s failed: %v", name, err), nil
 		}
 		total++
 		if total == 1 && bytes.HasPrefix(line, []byte(textfile.BOM)) {
@@ -120,7 +126,7 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 		text := bytes.TrimSuffix(line, []byte("\r"))
 		var cut string
 		if full > len(line) {
-			text = []byte(cutUTF8(string(text)))
+			text = []byte(tool.CutUTF8(string(text)))
 			cut = fmt.Sprintf(" … [line cut: %d of %d bytes shown; use grep to search it]", len(line), full)
 			cutLines++
 		}
@@ -148,10 +154,10 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	}
 	if total == 0 {
 		c.Session.Record(loc.Real, fi, 0, 1, 0)
-		return Text(fmt.Sprintf("%s is empty (0 lines).", name))
+		return tool.Text(fmt.Sprintf("%s is empty (0 lines).", name)), nil
 	}
 	if first == 0 {
-		return Errorf("offset %d is past the end of %s, which has %d lines. Use an offset from 1 to %d", offset, name, total, total)
+		return tool.Failf("offset %d is past the end of %s, which has %d lines. Use an offset from 1 to %d", offset, name, total, total), nil
 	}
 	c.Session.Record(loc.Real, fi, total, first, last)
 
@@ -168,7 +174,7 @@ func runReadFile(ctx context.Context, c *Call, a readFileArgs) Result {
 	if len(notes) > 0 {
 		out.WriteString("[" + strings.Join(notes, "; ") + "]\n")
 	}
-	return Text(out.String())
+	return tool.Text(out.String()), nil
 }
 
 // readers recycles read buffers: a read_file call is frequent and small, and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -50,8 +51,8 @@ func TestReadFileStopsAtBudget(t *testing.T) {
 		fmt.Fprintf(&sb, "this is line number %d of a long file\n", i)
 	}
 	h.write("long.txt", sb.String())
-	r := h.reg.Invoke(t.Context(), &Call{Name: "read_file", Args: []byte(`{"path":"long.txt"}`), Budget: Budget{Tokens: 1000}, Session: h.sess, Env: h.env})
-	if r.IsError || len(r.Content) > (Budget{Tokens: 1000}).OutputChars() {
+	r := h.reg.Invoke(t.Context(), &tool.Call{Name: "read_file", Args: []byte(`{"path":"long.txt"}`), Budget: tool.Budget{Tokens: 1000}, Session: h.sess, Env: h.env})
+	if r.IsError || len(r.Content) > (tool.Budget{Tokens: 1000}).OutputChars() {
 		t.Fatalf("result of %d bytes, error=%v", len(r.Content), r.IsError)
 	}
 	if !strings.Contains(r.Content, "of 5000; continue with offset=") {
@@ -87,7 +88,7 @@ func TestReadFileLongLineIsCut(t *testing.T) {
 	h := newHarness(t)
 	h.write("min.js", "a\n"+strings.Repeat("x", 1<<20+1<<19)+"\nb\n")
 	got := h.ok("read_file", map[string]any{"path": "min.js"})
-	if len(got) > NewBudget(0, 0).OutputChars() || !strings.Contains(got, "line cut") || !strings.HasPrefix(got, "1\ta\n2\txxx") {
+	if len(got) > tool.NewBudget(0, 0).OutputChars() || !strings.Contains(got, "line cut") || !strings.HasPrefix(got, "1\ta\n2\txxx") {
 		t.Fatalf("long line not cut (%d bytes): %.200q", len(got), got)
 	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/shell/cmdline"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -23,14 +25,19 @@ type shellArgs struct {
 // outputReserve is the part of the budget kept for the status lines.
 const outputReserve = 600
 
+//go:embed shell.md
+var shellDoc string
+
 // Shell is the shell tool.
-var Shell = New(Def[shellArgs]{
+var Shell = tool.New(tool.Def[shellArgs]{
 	Name: "shell",
-	Description: `Run a shell command (bash -c, in the first workspace folder, stdin closed) and get its combined stdout and stderr and its exit code. ` +
-		`Long output keeps its start and its end (where errors are), with the middle cut. A foreground command is stopped after 120 seconds unless you pass timeout (at most 600); whatever it leaves running in the background is stopped when it ends. ` +
-		`For servers, watchers and other commands that do not end, pass background: true and follow the job with shell_output; stop it with shell_kill. ` +
-		`Read-only commands (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo) run at once; other commands ask the user, who sees the whole command line and the programs it runs. ` +
-		`Prefer the dedicated tools to read, search and edit files: they are faster and checked. Nothing carries over between calls (cd, variables).`,
+	Doc:  shellDoc,
+	Data: func(s *tool.Settings) any {
+		return struct {
+			DefaultTimeout    time.Duration
+			MaxTimeoutSeconds int
+		}{s.ShellDefaultTimeout(), int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second)}
+	},
 	UserDescription: "Run a command in the terminal",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks per program",
@@ -45,24 +52,24 @@ var Shell = New(Def[shellArgs]{
 	Run:      runShell,
 })
 
-func runShell(ctx context.Context, c *Call, a shellArgs) Result {
+func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, error) {
 	command := a.Command
 	if strings.TrimSpace(command) == "" {
-		return Errorf("command is empty: pass the command line to run, for example {\"command\": \"go test ./...\"}")
+		return tool.Failf("command is empty: pass the command line to run, for example {\"command\": \"go test ./...\"}"), nil
 	}
 	if strings.ContainsRune(command, 0) {
-		return Errorf("command contains a NUL byte, which no shell can be given; remove it")
+		return tool.Failf("command contains a NUL byte, which no shell can be given; remove it"), nil
 	}
-	timeout, clamped, err := commandTimeout(a, c.Env.ShellTimeout)
+	timeout, clamped, err := commandTimeout(a, c.Env.Settings.ShellDefaultTimeout())
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
-	gate := c.gateCommand(ctx, command)
+	gate := gateCommand(ctx, c, command)
 	if c.Prepare {
-		return Result{Title: gate.title, NeedsApproval: gate.asked, Content: gate.preview(), IsError: gate.refusal != nil}
+		return tool.Result{Title: gate.title, NeedsApproval: gate.asked, Content: gate.preview(), IsError: gate.refusal != nil}, nil
 	}
 	if gate.refusal != nil {
-		return *gate.refusal
+		return *gate.refusal, nil
 	}
 	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches}
 	if a.Background {
@@ -80,7 +87,7 @@ func commandTimeout(a shellArgs, def time.Duration) (time.Duration, bool, error)
 	return shell.Timeout(a.Timeout, def)
 }
 
-func runForeground(ctx context.Context, c *Call, spec shell.Spec, clamped bool) Result {
+func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool) (tool.Result, error) {
 	out := shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
 	var outcome shell.Outcome
 	var err error
@@ -90,7 +97,7 @@ func runForeground(ctx context.Context, c *Call, spec shell.Spec, clamped bool) 
 		outcome, err = shell.Run(ctx, spec, out)
 	}
 	if err != nil {
-		return Errorf("the command could not be started: %v", err)
+		return tool.Failf("the command could not be started: %v", err), nil
 	}
 	var b strings.Builder
 	b.WriteString(showOutput(out))
@@ -101,7 +108,7 @@ func runForeground(ctx context.Context, c *Call, spec shell.Spec, clamped bool) 
 	for _, n := range notes {
 		b.WriteString("[" + n + "]\n")
 	}
-	return Result{Content: b.String(), IsError: failed}
+	return tool.Result{Content: b.String(), IsError: failed}, nil
 }
 
 // showOutput renders captured output for the model.
@@ -174,21 +181,21 @@ func seconds(d time.Duration) string {
 }
 
 // startJob starts a background job and says how to follow it.
-func startJob(c *Call, spec shell.Spec) Result {
+func startJob(c *tool.Call, spec shell.Spec) (tool.Result, error) {
 	if c.Env.Jobs == nil {
-		return Errorf("background jobs are not available here (this client runs no job manager). Run the command in the foreground, with a timeout if it is slow")
+		return tool.Failf("background jobs are not available here (this client runs no job manager). Run the command in the foreground, with a timeout if it is slow"), nil
 	}
 	job, err := c.Env.Jobs.Start(spec)
 	if err != nil {
-		return Errorf("the job could not be started: %v", err)
+		return tool.Failf("the job could not be started: %v", err), nil
 	}
 	limit := "It runs until it ends, is stopped with shell_kill, or Tether exits."
 	if spec.Timeout > 0 {
 		limit = fmt.Sprintf("It is stopped after %s, with shell_kill, or when Tether exits.", seconds(spec.Timeout))
 	}
-	return Text(fmt.Sprintf("Started %s in the background (pid %d). Its output goes to %s.\n"+
+	return tool.Text(fmt.Sprintf("Started %s in the background (pid %d). Its output goes to %s.\n"+
 		"Check on it with shell_output {\"job_id\": %q}: status, exit code and the output new since the last check (pass filter to see only matching lines). %s\n",
-		job.ID, job.Pid, job.LogPath, job.ID, limit))
+		job.ID, job.Pid, job.LogPath, job.ID, limit)), nil
 }
 
 // commandGate is the decision on one command line: run it as is, run it
@@ -200,7 +207,7 @@ type commandGate struct {
 	run     string
 	asked   bool
 	why     string
-	refusal *Result
+	refusal *tool.Result
 }
 
 func (g commandGate) preview() string {
@@ -218,10 +225,10 @@ func (g commandGate) preview() string {
 // plan and dry-run modes run nothing else, since a command's effects can
 // be neither confined nor staged; everything else goes to Authorize, with
 // the programs the command would run.
-func (c *Call) gateCommand(ctx context.Context, command string) commandGate {
+func gateCommand(ctx context.Context, c *tool.Call, command string) commandGate {
 	g := commandGate{analysis: cmdline.Analyze(command), title: "Run: " + oneLine(command, 100), run: command}
-	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: c.insideWorkspace})
-	readOnlyMode := c.Env.Mode == protocol.ModePlan || c.Env.Mode == protocol.ModeDryRun
+	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: func(p string) bool { return insideWorkspace(c, p) }})
+	readOnlyMode := c.Env.Mode() == protocol.ModePlan || c.Env.Mode() == protocol.ModeDryRun
 	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) {
 		g.run, g.why = allowed.Run, "on the allow-list"
 		if !allowed.ReadOnly {
@@ -234,18 +241,18 @@ func (c *Call) gateCommand(ctx context.Context, command string) commandGate {
 		if allowed.OK {
 			why = "it runs the project's code"
 		}
-		r := Errorf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files), and this one is not: %s. It did not run.", c.Env.Mode, why)
+		r := tool.Failf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files), and this one is not: %s. It did not run.", c.Env.Mode(), why)
 		g.refusal = &r
 		return g
 	}
-	v := c.Authorize(ctx, c.shellStep(command, g.analysis))
+	v := c.Authorize(ctx, shellStep(c, command, g.analysis))
 	g.asked, g.why = v.Asked, "allowed by the permission mode or a saved rule"
 	if !v.Allowed {
 		g.refusal = &v.Refusal
 		return g
 	}
 	if v.Answer.Answer == protocol.AnswerAlways {
-		c.saveAlways(g.analysis)
+		saveAlways(c, g.analysis)
 	}
 	return g
 }
@@ -255,9 +262,9 @@ func (c *Call) gateCommand(ctx context.Context, command string) commandGate {
 // then on; a later command is let through only when every program it runs
 // has a rule (permission.Rules.Allows). A command whose programs cannot be
 // known offers no "always": it asks every time.
-func (c *Call) shellStep(command string, a *cmdline.Analysis) Step {
+func shellStep(c *tool.Call, command string, a *cmdline.Analysis) tool.Step {
 	req := protocol.ApprovalRequestParams{Kind: protocol.ApprovalShell, Title: "Run: " + oneLine(command, 100), Command: command}
-	step := Step{Request: req, Action: permission.Action{Tool: "shell", Changes: true, Outside: true}}
+	step := tool.Step{Request: req, Action: permission.Action{Tool: "shell", Changes: true, Outside: true}}
 	// Outside: a command can reach any file, so acceptEdits (which allows
 	// changes inside the workspace) must not let it through unasked.
 	switch {
@@ -274,7 +281,7 @@ func (c *Call) shellStep(command string, a *cmdline.Analysis) Step {
 }
 
 // saveAlways records an "always" answer: one rule per program.
-func (c *Call) saveAlways(a *cmdline.Analysis) {
+func saveAlways(c *tool.Call, a *cmdline.Analysis) {
 	if a.Unknowable != "" || c.Env.Rules == nil {
 		return
 	}
@@ -288,7 +295,7 @@ func (c *Call) saveAlways(a *cmdline.Analysis) {
 
 // insideWorkspace reports whether a path a command names lies inside the
 // workspace, symlinks resolved.
-func (c *Call) insideWorkspace(p string) bool {
+func insideWorkspace(c *tool.Call, p string) bool {
 	loc, err := c.Env.Workspace.Locate(p)
 	return err == nil && loc.Inside
 }
@@ -297,7 +304,7 @@ func (c *Call) insideWorkspace(p string) bool {
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > max {
-		s = cutUTF8(s[:max]) + "…"
+		s = tool.CutUTF8(s[:max]) + "…"
 	}
 	return s
 }

@@ -50,7 +50,7 @@ func (h *harness) pollJob(id, filter, want string) string {
 func TestShellBackgroundJobLifecycle(t *testing.T) {
 	h := newHarness(t)
 	h.withJobs()
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	out := h.ok("shell", map[string]any{"command": "echo ready-$((1+1)); while [ ! -e stop ]; do sleep 0.01; done; echo ERROR one; echo fine; echo ERROR two; exit 4", "background": true})
 	id := jobIDPattern.FindString(out)
 	if id != "job-1" || !strings.Contains(out, "pid ") || !strings.Contains(out, ".log") {
@@ -83,12 +83,12 @@ func TestShellBackgroundJobLifecycle(t *testing.T) {
 func TestShellKillStopsAJobAfterAsking(t *testing.T) {
 	h := newHarness(t)
 	jobs := h.withJobs()
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	out := h.ok("shell", map[string]any{"command": "echo $$ > pid; echo up-$((1+1)); sleep 1000", "background": true})
 	id := jobIDPattern.FindString(out)
 	h.pollJob(id, "", "up-2")
 
-	h.env.Mode = protocol.ModeDefault
+	h.env.Settings.Mode = protocol.ModeDefault
 	h.host.answer = protocol.AnswerNo
 	if msg := h.fail("shell_kill", map[string]any{"job_id": id}); !strings.Contains(msg, "declined") {
 		t.Errorf("declined kill = %q", msg)
@@ -122,11 +122,11 @@ func TestShellKillStopsAJobAfterAsking(t *testing.T) {
 func TestShellKillOfAnEndedJobNeedsNoApproval(t *testing.T) {
 	h := newHarness(t)
 	jobs := h.withJobs()
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	id := jobIDPattern.FindString(h.ok("shell", map[string]any{"command": "echo done-$((1+1))", "background": true}))
 	job, _ := jobs.Get(id)
 	<-job.Done()
-	h.env.Mode = protocol.ModeDefault
+	h.env.Settings.Mode = protocol.ModeDefault
 	out := h.ok("shell_kill", map[string]any{"job_id": id})
 	if !strings.Contains(out, "already ended") || !strings.Contains(out, "done-2") || len(h.host.requests) != 0 {
 		t.Errorf("answer = %q, requests %d", out, len(h.host.requests))
@@ -150,7 +150,7 @@ func TestShellJobToolsBadInput(t *testing.T) {
 			t.Errorf("%s(%v) = %q, want it to mention %q", tt.tool, tt.args, msg, tt.want)
 		}
 	}
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	id := jobIDPattern.FindString(h.ok("shell", map[string]any{"command": "true", "background": true}))
 	if msg := h.fail("shell_output", map[string]any{"job_id": id, "filter": "(unclosed"}); !strings.Contains(msg, "regular expression") {
 		t.Errorf("bad filter = %q", msg)
@@ -159,7 +159,7 @@ func TestShellJobToolsBadInput(t *testing.T) {
 
 func TestShellBackgroundNeedsAJobManager(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	if msg := h.fail("shell", map[string]any{"command": "sleep 1", "background": true}); !strings.Contains(msg, "not available") {
 		t.Errorf("message = %q", msg)
 	}

@@ -2,18 +2,25 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
 type shellKillArgs struct {
 	JobID string `json:"job_id" jsonschema:"The job id that shell returned when it started the job (job-1, job-2, …)."`
 }
+
+//go:embed shell_kill.md
+var shellKillDoc string
 
 // ShellKill is the shell_kill tool.
 //
@@ -22,15 +29,15 @@ type shellKillArgs struct {
 // out, and stopping it is their call. Two cases need no approval because
 // nothing is lost: a job that has already ended (only its log is removed),
 // and plan mode, where every job is a read-only command.
-var ShellKill = New(Def[shellKillArgs]{
-	Name: "shell_kill",
-	Description: `Stop a background job started by shell with background: true: SIGTERM to it and everything it started, then SIGKILL after 2 seconds. ` +
-		`Returns how it ended and its last unread output; the job and its log are then forgotten. Stopping a job that has already ended just removes it.`,
+var ShellKill = tool.New(tool.Def[shellKillArgs]{
+	Name:            "shell_kill",
+	Doc:             shellKillDoc,
+	Data:            func(*tool.Settings) any { return struct{ Grace time.Duration }{shell.DefaultGrace} },
 	UserDescription: "Stop a background command",
 	Risk:            protocol.RiskMedium,
 	Permission:      "asks",
 	ReadOnly:        false,
-	Available:       func(env *Env) bool { return env.Jobs != nil },
+	Available:       func(env *tool.Env) bool { return env.Jobs != nil },
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["job_id"].MinLength = jsonschema.Ptr(1)
 	},
@@ -38,35 +45,35 @@ var ShellKill = New(Def[shellKillArgs]{
 	Run:      runShellKill,
 })
 
-func runShellKill(ctx context.Context, c *Call, a shellKillArgs) Result {
-	job, res, ok := c.findJob(a.JobID)
+func runShellKill(ctx context.Context, c *tool.Call, a shellKillArgs) (tool.Result, error) {
+	job, res, ok := findJob(c, a.JobID)
 	if !ok {
-		return res
+		return res, nil
 	}
 	title := fmt.Sprintf("Stop %s: %s", job.ID, oneLine(job.Command, 100))
-	needsApproval := job.Running() && c.Env.Mode != protocol.ModePlan
+	needsApproval := job.Running() && c.Env.Mode() != protocol.ModePlan
 	if needsApproval {
-		v := c.Authorize(ctx, Step{
+		v := c.Authorize(ctx, tool.Step{
 			Request: protocol.ApprovalRequestParams{Kind: protocol.ApprovalShell, Title: title, Command: job.Command, AlwaysScope: "this job only"},
 			Action:  permission.Action{Tool: "shell_kill", Changes: true},
 		})
 		if c.Prepare {
-			return Result{Title: title, NeedsApproval: v.Asked, IsError: !v.Allowed, Content: v.Refusal.Content}
+			return tool.Result{Title: title, NeedsApproval: v.Asked, IsError: !v.Allowed, Content: v.Refusal.Content}, nil
 		}
 		if !v.Allowed {
-			return v.Refusal
+			return v.Refusal, nil
 		}
 	} else if c.Prepare {
-		return Result{Title: title}
+		return tool.Result{Title: title}, nil
 	}
 	wasRunning := job.Running()
 	if _, err := c.Env.Jobs.Kill(job.ID); err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	snap, err := job.Read(nil, max(c.Budget.OutputChars()-outputReserve, 1000))
 	c.Env.Jobs.Remove(job.ID)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	var b strings.Builder
 	if wasRunning {
@@ -75,5 +82,5 @@ func runShellKill(ctx context.Context, c *Call, a shellKillArgs) Result {
 		fmt.Fprintf(&b, "%s had already ended; it is now forgotten and its log removed.\n", job.ID)
 	}
 	b.WriteString(describeJob(job, snap, ""))
-	return Text(b.String())
+	return tool.Text(b.String()), nil
 }

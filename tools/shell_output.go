@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -18,45 +20,47 @@ type shellOutputArgs struct {
 	Filter string `json:"filter,omitempty" jsonschema:"Only return new lines that match this regular expression (Go RE2 syntax, e.g. 'error|FAIL'). Lines that do not match are skipped for good."`
 }
 
+//go:embed shell_output.md
+var shellOutputDoc string
+
 // ShellOutput is the shell_output tool. Polling a job repeats the same
 // call, and each answer is new, so the repeat guard lets it through.
-var ShellOutput Tool = repeatable{New(Def[shellOutputArgs]{
-	Name: "shell_output",
-	Description: `Check a background job started by shell with background: true: its status (running, or how it ended and its exit code) and the output written since the last check. ` +
-		`With filter (a regular expression) only matching new lines are returned. Long output keeps its start and its end; the job's log file holds everything. ` +
-		`It returns at once and does not wait for the job: check again later, or stop the job with shell_kill.`,
+var ShellOutput = tool.New(tool.Def[shellOutputArgs]{
+	Name:            "shell_output",
+	Doc:             shellOutputDoc,
 	UserDescription: "Check a background command's output",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
 	ReadOnly:        true,
-	Available:       func(env *Env) bool { return env.Jobs != nil },
+	Available:       func(env *tool.Env) bool { return env.Jobs != nil },
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["job_id"].MinLength = jsonschema.Ptr(1)
 	},
-	Describe: func(a shellOutputArgs) string { return "Checking " + a.JobID },
-	Run:      runShellOutput,
-})}
+	Describe:   func(a shellOutputArgs) string { return "Checking " + a.JobID },
+	Run:        runShellOutput,
+	Repeatable: true,
+})
 
-func runShellOutput(_ context.Context, c *Call, a shellOutputArgs) Result {
-	job, res, ok := c.findJob(a.JobID)
+func runShellOutput(_ context.Context, c *tool.Call, a shellOutputArgs) (tool.Result, error) {
+	job, res, ok := findJob(c, a.JobID)
 	if !ok {
-		return res
+		return res, nil
 	}
 	var re *regexp.Regexp
 	if a.Filter != "" {
 		var err error
 		if re, err = regexp.Compile(a.Filter); err != nil {
-			return Errorf("filter is not a valid regular expression (Go RE2 syntax): %v. Fix it, or leave filter out to see all new output", err)
+			return tool.Failf("filter is not a valid regular expression (Go RE2 syntax): %v. Fix it, or leave filter out to see all new output", err), nil
 		}
 	}
 	if c.Prepare {
-		return Result{Title: "Check " + job.ID}
+		return tool.Result{Title: "Check " + job.ID}, nil
 	}
 	snap, err := job.Read(re, max(c.Budget.OutputChars()-outputReserve, 1000))
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
-	return Text(describeJob(job, snap, a.Filter))
+	return tool.Text(describeJob(job, snap, a.Filter)), nil
 }
 
 // describeJob renders one read of a job: a status line, then its new output.
@@ -101,26 +105,17 @@ func cleanJobOutput(s string) string {
 }
 
 // findJob looks a job up, or says why it cannot.
-func (c *Call) findJob(id string) (*shell.Job, Result, bool) {
+func findJob(c *tool.Call, id string) (*shell.Job, tool.Result, bool) {
 	if c.Env.Jobs == nil {
-		return nil, Errorf("background jobs are not available here, so there is no job %q", id), false
+		return nil, tool.Failf("background jobs are not available here, so there is no job %q", id), false
 	}
 	job, ok := c.Env.Jobs.Get(id)
 	if !ok {
 		ids := c.Env.Jobs.IDs()
 		if len(ids) == 0 {
-			return nil, Errorf("there is no job %q: no background job is known (start one with shell and background: true; a stopped job is forgotten)", id), false
+			return nil, tool.Failf("there is no job %q: no background job is known (start one with shell and background: true; a stopped job is forgotten)", id), false
 		}
-		return nil, Errorf("there is no job %q; the known jobs are %s", id, strings.Join(ids, ", ")), false
+		return nil, tool.Failf("there is no job %q; the known jobs are %s", id, strings.Join(ids, ", ")), false
 	}
-	return job, Result{}, true
+	return job, tool.Result{}, true
 }
-
-// repeatable marks a tool whose identical calls rightly return new
-// answers, so that the registry's repeat guard lets them through.
-type repeatable struct{ Tool }
-
-func (repeatable) Repeatable() bool { return true }
-
-// Available forwards to the wrapped tool.
-func (r repeatable) Available(env *Env) bool { return offered(r.Tool, env) }

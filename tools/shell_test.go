@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -32,15 +33,15 @@ func (h *harness) shellRules() *permission.Rules {
 }
 
 // previewShell previews a call.
-func (h *harness) previewShell(name string, args any) Result {
+func (h *harness) previewShell(name string, args any) tool.Result {
 	h.t.Helper()
 	raw, _ := json.Marshal(args)
-	return h.reg.Invoke(context.Background(), &Call{Name: name, Args: raw, RequestID: "r1", Budget: NewBudget(0, 0), Session: h.sess, Env: h.env, Prepare: true})
+	return h.reg.Invoke(context.Background(), &tool.Call{Name: name, Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env, Prepare: true})
 }
 
 func TestShellToolInfo(t *testing.T) {
 	tests := []struct {
-		tool       Tool
+		tool       tool.Tool
 		permission string
 		risk       protocol.Risk
 		readOnly   bool
@@ -50,7 +51,7 @@ func TestShellToolInfo(t *testing.T) {
 		{ShellKill, "asks", protocol.RiskMedium, false},
 	}
 	for _, tt := range tests {
-		info := tt.tool.Info()
+		info := tt.tool.Info(nil)
 		if info.Permission != tt.permission || info.Risk != tt.risk || info.ReadOnly != tt.readOnly {
 			t.Errorf("%s: permission %q risk %q readOnly %v", info.Name, info.Permission, info.Risk, info.ReadOnly)
 		}
@@ -61,7 +62,7 @@ func TestShellToolInfo(t *testing.T) {
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
-	if err := json.Unmarshal(Shell.Info().InputSchema, &schema); err != nil {
+	if err := json.Unmarshal(Shell.Info(nil).InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
 	for _, arg := range []string{"command", "timeout", "background"} {
@@ -107,8 +108,8 @@ func TestShellAsksNamingEveryProgram(t *testing.T) {
 }
 
 func TestShellRefusedCommandDoesNotRun(t *testing.T) {
-	for _, answer := range []string{protocol.AnswerNo, protocol.AnswerSkip} {
-		t.Run(answer, func(t *testing.T) {
+	for _, answer := range []protocol.Answer{protocol.AnswerNo, protocol.AnswerSkip} {
+		t.Run(string(answer), func(t *testing.T) {
 			h := newHarness(t)
 			h.host.answer = answer
 			msg := h.fail("shell", map[string]any{"command": "touch made"})
@@ -184,7 +185,7 @@ func TestShellUnknowableCommandAlwaysAsks(t *testing.T) {
 
 func TestShellModes(t *testing.T) {
 	tests := []struct {
-		mode   string
+		mode   protocol.Mode
 		cmd    string
 		runs   bool
 		asks   bool
@@ -199,9 +200,9 @@ func TestShellModes(t *testing.T) {
 		{protocol.ModeDefault, "touch made", true, true, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.mode+" "+tt.cmd, func(t *testing.T) {
+		t.Run(string(tt.mode)+" "+tt.cmd, func(t *testing.T) {
 			h := newHarness(t)
-			h.env.Mode = tt.mode
+			h.env.Settings.Mode = tt.mode
 			r := h.call("shell", map[string]any{"command": tt.cmd})
 			if tt.refuse != "" {
 				if !r.IsError || !strings.Contains(r.Content, tt.refuse) || !strings.Contains(r.Content, "did not run") {
@@ -330,7 +331,7 @@ func TestShellBadInput(t *testing.T) {
 
 func TestShellTimeout(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	r := h.call("shell", map[string]any{"command": "echo started; sleep 1000", "timeout": 0.3})
 	if !r.IsError || !strings.Contains(r.Content, "started") || !strings.Contains(r.Content, "timeout of 0.3 seconds") {
 		t.Errorf("result = %+v", r)
@@ -343,7 +344,7 @@ func TestShellTimeout(t *testing.T) {
 
 func TestShellCancelStopsTheCommand(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for deadline := time.Now().Add(10 * time.Second); !h.made("started") && time.Now().Before(deadline); {
@@ -352,7 +353,7 @@ func TestShellCancelStopsTheCommand(t *testing.T) {
 		cancel()
 	}()
 	raw, _ := json.Marshal(map[string]any{"command": "touch started; sleep 1000; touch finished"})
-	r := h.reg.Invoke(ctx, &Call{Name: "shell", Args: raw, RequestID: "r1", Budget: NewBudget(0, 0), Session: h.sess, Env: h.env})
+	r := h.reg.Invoke(ctx, &tool.Call{Name: "shell", Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env})
 	if !r.IsError || !strings.Contains(r.Content, "cancelled by the client") || h.made("finished") {
 		t.Errorf("result = %+v", r)
 	}
@@ -372,14 +373,14 @@ func TestShellOutputIsBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.env.Mode = protocol.ModeBypass
+			h.env.Settings.Mode = protocol.ModeBypass
 			r := h.call("shell", map[string]any{"command": tt.command})
 			for _, w := range tt.want {
 				if !strings.Contains(r.Content, w) {
 					t.Errorf("output lacks %q:\n%s", w, r.Content[:min(len(r.Content), 300)])
 				}
 			}
-			if max := NewBudget(0, 0).OutputChars(); len(r.Content) > max {
+			if max := tool.NewBudget(0, 0).OutputChars(); len(r.Content) > max {
 				t.Errorf("output is %d bytes, over the budget of %d", len(r.Content), max)
 			}
 			if strings.Contains(r.Content, "\x1b") {
@@ -391,7 +392,7 @@ func TestShellOutputIsBounded(t *testing.T) {
 
 func TestShellStopsWhatTheCommandLeftRunning(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mode = protocol.ModeBypass
+	h.env.Settings.Mode = protocol.ModeBypass
 	out := h.ok("shell", map[string]any{"command": "sleep 1000 & echo $! > pid"})
 	if !strings.Contains(out, "1 process(es) it left running were stopped") {
 		t.Errorf("output = %q", out)

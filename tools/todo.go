@@ -2,11 +2,13 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -29,12 +31,14 @@ type todoArgs struct {
 	Items []todoItem `json:"items" jsonschema:"The whole plan, in order. It replaces the previous plan."`
 }
 
+//go:embed todo.md
+var todoDoc string
+
 // Todo is the todo tool.
-var Todo = New(Def[todoArgs]{
-	Name: "todo",
-	Description: `Write down or update the plan for a multi-step task; the user sees it as a checklist. ` +
-		`Send the whole plan every time (it replaces the previous one), each step with a status: pending, in_progress or done. ` +
-		`Keep exactly one step in_progress while you work on it and mark it done as soon as it is finished. Use it for tasks of three or more steps; skip it for a single quick change. Returns the plan as text.`,
+var Todo = tool.New(tool.Def[todoArgs]{
+	Name:            "todo",
+	Doc:             todoDoc,
+	Data:            func(*tool.Settings) any { return struct{ MaxItems int }{maxTodoItems} },
 	UserDescription: "Plan the task as a checklist",
 	Risk:            protocol.RiskLow,
 	Permission:      "auto",
@@ -49,13 +53,13 @@ var Todo = New(Def[todoArgs]{
 	Run:      runTodo,
 })
 
-func runTodo(ctx context.Context, c *Call, a todoArgs) Result {
+func runTodo(ctx context.Context, c *tool.Call, a todoArgs) (tool.Result, error) {
 	items := make([]protocol.TodoItem, len(a.Items))
 	inProgress := 0
 	for i, it := range a.Items {
 		text := strings.TrimSpace(it.Text)
 		if text == "" {
-			return Errorf("step %d has no text: give every step a short description", i+1)
+			return tool.Failf("step %d has no text: give every step a short description", i+1), nil
 		}
 		if it.Status == TodoInProgress {
 			inProgress++
@@ -63,15 +67,11 @@ func runTodo(ctx context.Context, c *Call, a todoArgs) Result {
 		items[i] = protocol.TodoItem{Text: text, Status: it.Status}
 	}
 	if inProgress > 1 {
-		return Errorf("%d steps are in_progress; keep exactly one in progress at a time (mark the others pending or done)", inProgress)
+		return tool.Failf("%d steps are in_progress; keep exactly one in progress at a time (mark the others pending or done)", inProgress), nil
 	}
 	c.Session.SetPlan(items)
-	if c.Env.Capabilities.Todo && c.Env.Host != nil {
-		if err := c.Env.Host.Notify(ctx, protocol.MethodTodoChanged, protocol.TodoChangedParams{Items: items}); err != nil && c.Env.Log != nil {
-			c.Env.Log.Warn("sending todo/changed", "err", err)
-		}
-	}
-	return Text(FormatPlan(items))
+	c.Host().PlanChanged(ctx, items)
+	return tool.Text(FormatPlan(items)), nil
 }
 
 // FormatPlan renders a plan as a checklist.

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tether-dev/tether/internal/textfile"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -20,13 +22,13 @@ type writeFileArgs struct {
 	Append  bool   `json:"append,omitempty" jsonschema:"Add content to the end of the file instead of replacing it (creating the file if it is missing). Needs no prior read. Default false."`
 }
 
+//go:embed write_file.md
+var writeFileDoc string
+
 // WriteFile is the write_file tool.
-var WriteFile = New(Def[writeFileArgs]{
-	Name: "write_file",
-	Description: `Create a file, replace a whole file, or add to the end of one with append=true. Missing parent folders are created. ` +
-		`Replacing an existing file needs every line of it read with read_file first, and no change on disk since; to change part of a file use edit_file instead. Appending needs no read. ` +
-		`One call carries at most half of the output budget (the error names the limit): write a long file in sections, the first with write_file and each next one with append=true. Appended text is added as is, so end each section with a line break. ` +
-		`An existing file keeps its line endings (LF or CRLF) and byte-order mark. Text files inside the workspace only. The user approves each change, seeing a diff.`,
+var WriteFile = tool.New(tool.Def[writeFileArgs]{
+	Name:            "write_file",
+	Doc:             writeFileDoc,
 	UserDescription: "Create or overwrite a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
@@ -39,86 +41,86 @@ var WriteFile = New(Def[writeFileArgs]{
 	Run: runWriteFile,
 })
 
-func runWriteFile(ctx context.Context, c *Call, a writeFileArgs) Result {
+func runWriteFile(ctx context.Context, c *tool.Call, a writeFileArgs) (tool.Result, error) {
 	if limit := c.Budget.WriteChars(); len(a.Content) > limit {
-		return Errorf("content is %d bytes, over the %d-byte limit for one write_file call (half of the output budget, so a long file is never cut off mid-way). "+
-			"Write it in sections of under %d bytes: the first with write_file, each next one with write_file append=true. Nothing was written.", len(a.Content), limit, limit)
+		return tool.Failf("content is %d bytes, over the %d-byte limit for one write_file call (half of the output budget, so a long file is never cut off mid-way). "+
+			"Write it in sections of under %d bytes: the first with write_file, each next one with write_file append=true. Nothing was written.", len(a.Content), limit, limit), nil
 	}
 	if textfile.IsBinary([]byte(a.Content)) {
-		return Errorf("content contains NUL bytes; write_file writes text files only. Nothing was written.")
+		return tool.Failf("content contains NUL bytes; write_file writes text files only. Nothing was written."), nil
 	}
 	loc, err := c.LocateWrite(a.Path)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
 	fi, err := os.Stat(loc.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return c.createFile(ctx, loc, name, a.Content)
+		return createFile(ctx, c, loc, name, a.Content)
 	case err != nil:
-		return Errorf("cannot open %s: %v", name, err)
+		return tool.Failf("cannot open %s: %v", name, err), nil
 	case fi.IsDir():
-		return Errorf("%s is a directory. Give the path of a file, for example %s/name.ext", name, strings.TrimSuffix(name, "/"))
+		return tool.Failf("%s is a directory. Give the path of a file, for example %s/name.ext", name, strings.TrimSuffix(name, "/")), nil
 	}
 	if a.Append {
-		return c.appendFile(ctx, loc, name, a.Content)
+		return appendFile(ctx, c, loc, name, a.Content)
 	}
-	return c.overwriteFile(ctx, loc, name, a.Content)
+	return overwriteFile(ctx, c, loc, name, a.Content)
 }
 
-func (c *Call) createFile(ctx context.Context, loc workspace.Location, name, content string) Result {
-	return c.Apply(ctx, &Plan{
+func createFile(ctx context.Context, c *tool.Call, loc workspace.Location, name, content string) (tool.Result, error) {
+	return c.Apply(ctx, &tool.Plan{
 		Title:   "Create " + name,
-		Changes: []Change{{Op: OpWrite, Path: loc, After: []byte(content), FullyKnown: true}},
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, After: []byte(content), FullyKnown: true}},
 		Done:    fmt.Sprintf("Created %s (%s).", name, lineCount(textfile.CountLines([]byte(content)))),
 	})
 }
 
-func (c *Call) overwriteFile(ctx context.Context, loc workspace.Location, name, content string) Result {
-	cur, err := c.loadForChange(loc, "overwrite", fullRead)
+func overwriteFile(ctx context.Context, c *tool.Call, loc workspace.Location, name, content string) (tool.Result, error) {
+	cur, err := c.LoadForChange(loc, "overwrite", tool.FullRead)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	text := strings.TrimPrefix(content, textfile.BOM)
-	if hasLineBreak(cur.text) {
-		text = textfile.ToEOL(text, textfile.Detect(cur.text).EOL)
+	if tool.HasLineBreak(cur.Text) {
+		text = textfile.ToEOL(text, textfile.Detect(cur.Text).EOL)
 	}
-	after := cur.withBOM([]byte(text))
-	if bytes.Equal(after, cur.data) {
-		return Text(fmt.Sprintf("%s already holds exactly this content; nothing was written.", name))
+	after := cur.WithBOM([]byte(text))
+	if bytes.Equal(after, cur.Data) {
+		return tool.Text(fmt.Sprintf("%s already holds exactly this content; nothing was written.", name)), nil
 	}
-	return c.Apply(ctx, &Plan{
+	return c.Apply(ctx, &tool.Plan{
 		Title:   "Overwrite " + name,
-		Changes: []Change{{Op: OpWrite, Path: loc, Before: cur.data, Existed: true, After: after, FullyKnown: true}},
-		Done:    fmt.Sprintf("Wrote %s: %s, replacing the previous %s.", name, lineCount(textfile.CountLines(after)), lineCount(textfile.CountLines(cur.data))),
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, Existed: true, After: after, FullyKnown: true}},
+		Done:    fmt.Sprintf("Wrote %s: %s, replacing the previous %s.", name, lineCount(textfile.CountLines(after)), lineCount(textfile.CountLines(cur.Data))),
 	})
 }
 
-func (c *Call) appendFile(ctx context.Context, loc workspace.Location, name, content string) Result {
-	cur, err := c.loadForChange(loc, "append to", noRead)
+func appendFile(ctx context.Context, c *tool.Call, loc workspace.Location, name, content string) (tool.Result, error) {
+	cur, err := c.LoadForChange(loc, "append to", tool.NoRead)
 	if err != nil {
-		return Errorf("%v", err)
+		return tool.Failf("%v", err), nil
 	}
 	text := content
-	if len(cur.data) > 0 {
+	if len(cur.Data) > 0 {
 		// A byte-order mark belongs at the start of a file only.
 		text = strings.TrimPrefix(text, textfile.BOM)
 	}
-	if hasLineBreak(cur.text) {
-		text = textfile.ToEOL(text, textfile.Detect(cur.text).EOL)
+	if tool.HasLineBreak(cur.Text) {
+		text = textfile.ToEOL(text, textfile.Detect(cur.Text).EOL)
 	}
 	if text == "" {
-		return Text(fmt.Sprintf("content is empty, so there is nothing to append to %s; nothing was written.", name))
+		return tool.Text(fmt.Sprintf("content is empty, so there is nothing to append to %s; nothing was written.", name)), nil
 	}
-	after := append(bytes.Clone(cur.data), text...)
+	after := append(bytes.Clone(cur.Data), text...)
 	done := fmt.Sprintf("Appended %s to %s; it now has %s.", lineCount(textfile.CountLines([]byte(text))), name, lineCount(textfile.CountLines(after)))
-	if len(cur.data) > 0 && cur.data[len(cur.data)-1] != '\n' {
+	if len(cur.Data) > 0 && cur.Data[len(cur.Data)-1] != '\n' {
 		done += fmt.Sprintf(" %s did not end with a line break, so the appended text continues its last line.", name)
 	}
-	return c.Apply(ctx, &Plan{
+	return c.Apply(ctx, &tool.Plan{
 		Title:   "Append to " + name,
-		Changes: []Change{{Op: OpWrite, Path: loc, Before: cur.data, Existed: true, After: after}},
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, Existed: true, After: after}},
 		Done:    done,
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/tool"
 )
 
 func writeArgs(path, content string) map[string]any {
@@ -109,10 +111,10 @@ func TestWriteFileAppendIsNotARead(t *testing.T) {
 
 func TestWriteFileRefusesOversizedWrite(t *testing.T) {
 	h := newHarness(t)
-	small := Budget{Tokens: 1000} // 4,000 output bytes, so 2,000 per write
+	small := tool.Budget{Tokens: 1000} // 4,000 output bytes, so 2,000 per write
 	content := strings.Repeat("0123456789abcdef\n", 200)
 	for _, appendMode := range []bool{false, true} {
-		r := h.callTuned("write_file", map[string]any{"path": "big.txt", "content": content, "append": appendMode}, func(c *Call) { c.Budget = small })
+		r := h.callTuned("write_file", map[string]any{"path": "big.txt", "content": content, "append": appendMode}, func(c *tool.Call) { c.Budget = small })
 		if !r.IsError || !strings.Contains(r.Content, "over the 2000-byte limit") || !strings.Contains(r.Content, "append=true") {
 			t.Fatalf("append=%v: %+v", appendMode, r)
 		}
@@ -120,7 +122,7 @@ func TestWriteFileRefusesOversizedWrite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.dir, "big.txt")); !os.IsNotExist(err) {
 		t.Fatal("oversized write happened")
 	}
-	r := h.callTuned("write_file", writeArgs("big.txt", content[:1900]), func(c *Call) { c.Budget = small })
+	r := h.callTuned("write_file", writeArgs("big.txt", content[:1900]), func(c *tool.Call) { c.Budget = small })
 	if r.IsError {
 		t.Fatal(r.Content)
 	}

@@ -1,9 +1,9 @@
 package undo_test
 
 import (
-	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/undo"
 )
 
-// The tools reach the store only through tools.Checkpointer.
-var _ tools.Checkpointer = (*undo.Store)(nil)
+// The tools reach the store only through tool.Checkpointer.
+var _ tool.Checkpointer = (*undo.Store)(nil)

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -59,7 +60,7 @@ func main() {
 		}
 		*corpus = strings.TrimSpace(string(out)) + "/src"
 	}
-	rg, err := tools.LookRg("")
+	rg, err := search.LookRg("")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func main() {
 	}
 	b := &bench{
 		reg: tools.Builtin(),
-		env: &tools.Env{Workspace: ws, Mode: protocol.ModeDefault, RgPath: rg, DefaultBudget: bigBudget},
+		env: &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: protocol.ModeDefault, RgPath: rg, TokenBudget: bigBudget}},
 		rg:  rg,
 		dir: ws.Primary(),
 	}
@@ -108,8 +109,8 @@ func main() {
 }
 
 type bench struct {
-	reg *tools.Registry
-	env *tools.Env
+	reg *tool.Registry
+	env *tool.Env
 	rg  string
 	dir string
 }
@@ -119,8 +120,8 @@ type bench struct {
 // the third identical call.
 func (b *bench) tool(name, args string) func() {
 	return func() {
-		r := b.reg.Invoke(context.Background(), &tools.Call{Name: name, Args: json.RawMessage(args), RequestID: "bench",
-			Budget: tools.NewBudget(bigBudget, 0), Session: tools.NewSession(), Env: b.env})
+		r := b.reg.Invoke(context.Background(), &tool.Call{Name: name, Args: json.RawMessage(args), RequestID: "bench",
+			Budget: tool.NewBudget(bigBudget, 0), Session: tool.NewSession(), Env: b.env})
 		if r.IsError {
 			log.Fatalf("%s %s: %s", name, args, r.Content)
 		}
@@ -143,7 +144,7 @@ func (b *bench) raw(args []string) func() {
 // checkComplete makes sure the moderate search is not cut short, or the
 // comparison would flatter the tool; it returns the tool's line count.
 func (b *bench) checkComplete(args string) int {
-	r := b.reg.Invoke(context.Background(), &tools.Call{Name: "grep", Args: json.RawMessage(args), Budget: tools.NewBudget(bigBudget, 0), Session: tools.NewSession(), Env: b.env})
+	r := b.reg.Invoke(context.Background(), &tool.Call{Name: "grep", Args: json.RawMessage(args), Budget: tool.NewBudget(bigBudget, 0), Session: tool.NewSession(), Env: b.env})
 	if r.IsError || strings.Contains(r.Content, "[stopped after") || strings.HasPrefix(r.Content, "No matches") {
 		log.Fatalf("the moderate pattern must match fewer than max_matches lines; got: %.300s", r.Content)
 	}

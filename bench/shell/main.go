@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -68,16 +69,16 @@ func main() {
 		log.Fatal(err)
 	}
 	reg := tools.Builtin()
-	env := func(mode string) *tools.Env {
-		return &tools.Env{Workspace: ws, Mode: mode}
+	env := func(mode protocol.Mode) *tool.Env {
+		return &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: mode}}
 	}
-	toolCall := func(mode, command string) func() error {
+	toolCall := func(mode protocol.Mode, command string) func() error {
 		args, _ := json.Marshal(map[string]string{"command": command})
 		e := env(mode)
 		return func() error {
 			// A fresh session per call, as the repeat guard would refuse the
 			// third identical call in one.
-			r := reg.Invoke(context.Background(), &tools.Call{Name: "shell", Args: args, RequestID: "bench", Budget: tools.NewBudget(0, 0), Session: tools.NewSession(), Env: e})
+			r := reg.Invoke(context.Background(), &tool.Call{Name: "shell", Args: args, RequestID: "bench", Budget: tool.NewBudget(0, 0), Session: tool.NewSession(), Env: e})
 			if r.IsError {
 				return fmt.Errorf("%s: %s", command, r.Content)
 			}

@@ -18,7 +18,9 @@ import (
 
 	"github.com/tether-dev/tether/internal/logging"
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -26,7 +28,7 @@ import (
 
 // callOptions are the flags of `tether call`.
 type callOptions struct {
-	mode       string
+	mode       protocol.Mode
 	yes        bool
 	workspaces stringList
 	budget     int
@@ -76,7 +78,7 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 1
 	}
-	st.Attach(env)
+	env.Attach(st)
 	defer st.Close()
 	defer func() {
 		if id, ok := st.Undo.CheckpointID(opts.requestID); ok {
@@ -84,18 +86,18 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 		}
 	}()
 
-	session := tools.NewSession()
+	session := tool.NewSession()
 	out := resultPrinter{cio: cio, json: opts.json, total: len(calls)}
 	for i, spec := range calls {
 		if ctx.Err() != nil {
 			fmt.Fprintf(cio.stderr, "tether call: interrupted; call %d of %d and those after it were not run\n", i+1, len(calls))
 			return 1
 		}
-		res := reg.Invoke(ctx, &tools.Call{
+		res := reg.Invoke(ctx, &tool.Call{
 			Name:      spec.Name,
 			Args:      spec.Arguments,
 			RequestID: opts.requestID,
-			Budget:    tools.NewBudget(0, env.DefaultBudget),
+			Budget:    tool.NewBudget(0, env.Settings.TokenBudget),
 			Session:   session,
 			Env:       env,
 		})
@@ -113,14 +115,14 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 // errUsageShown marks a flag error the flag package has already printed.
 var errUsageShown = errors.New("usage shown")
 
-func parseCallArgs(args []string, cio cmdIO, reg *tools.Registry) (callOptions, []callSpec, error) {
+func parseCallArgs(args []string, cio cmdIO, reg *tool.Registry) (callOptions, []callSpec, error) {
 	var o callOptions
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(cio.stderr)
-	fs.StringVar(&o.mode, "mode", protocol.ModeDefault, "permission `MODE`: "+strings.Join(protocol.Modes, ", "))
+	fs.StringVar((*string)(&o.mode), "mode", string(protocol.ModeDefault), "permission `MODE`: "+permission.ModeNames())
 	fs.BoolVar(&o.yes, "yes", false, "answer every approval \"yes\" without asking")
 	fs.Var(&o.workspaces, "workspace", "workspace folder `DIR` (repeatable; the first is the base of relative paths; default: the current directory)")
-	fs.IntVar(&o.budget, "budget", 0, fmt.Sprintf("output budget per call, in `tokens` (default %d)", tools.DefaultTokenBudget))
+	fs.IntVar(&o.budget, "budget", 0, fmt.Sprintf("output budget per call, in `tokens` (default %d)", tool.DefaultTokenBudget))
 	fs.StringVar(&o.requestID, "request", "", "request `ID`: changes under one id form one undo checkpoint (default: a fresh id per run)")
 	fs.BoolVar(&o.json, "json", false, "print each result as a JSON line {name, content, isError, diff}")
 	fs.StringVar(&o.rgPath, "rg", "", "ripgrep binary `PATH` (default: rg on PATH)")
@@ -133,7 +135,7 @@ func parseCallArgs(args []string, cio cmdIO, reg *tools.Registry) (callOptions, 
 		return o, nil, errUsageShown
 	}
 	if !permission.ValidMode(o.mode) {
-		return o, nil, fmt.Errorf("--mode %q is not a permission mode; use one of: %s", o.mode, strings.Join(protocol.Modes, ", "))
+		return o, nil, fmt.Errorf("--mode %q is not a permission mode; use one of: %s", o.mode, permission.ModeNames())
 	}
 	if o.budget < 0 {
 		return o, nil, fmt.Errorf("--budget %d: the budget is a number of tokens above 0", o.budget)
@@ -176,7 +178,7 @@ flags:
 
 // env builds what the tools run in: the workspace, the terminal host and
 // ripgrep. callsOnStdin keeps the host off stdin, which the calls used up.
-func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tools.Env, error) {
+func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tool.Env, error) {
 	folders := []string(o.workspaces)
 	if len(folders) == 0 {
 		folders = []string{"."}
@@ -185,7 +187,7 @@ func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tools.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	rg, err := tools.LookRg(o.rgPath)
+	rg, err := search.LookRg(o.rgPath)
 	if err != nil && o.rgPath != "" {
 		return nil, fmt.Errorf("--rg: %v", err)
 	}
@@ -193,16 +195,14 @@ func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tools.Env, error) {
 	if callsOnStdin {
 		terminal = ttyOnly(terminal)
 	}
-	return &tools.Env{
+	return &tool.Env{
 		Workspace: ws,
 		Host:      &cliHost{yes: o.yes, stderr: cio.stderr, terminal: terminal},
 		// The terminal can answer ask_user. The todo plan is printed as the
 		// tool's result, so it needs no notification.
-		Capabilities:  protocol.ClientCapabilities{AskUser: true},
-		Mode:          o.mode,
-		RgPath:        rg,
-		DefaultBudget: o.budget,
-		Log:           cliLogger(cio.stderr),
+		Capabilities: protocol.ClientCapabilities{AskUser: true},
+		Settings:     tool.Settings{Mode: o.mode, RgPath: rg, TokenBudget: o.budget},
+		Log:          cliLogger(cio.stderr),
 	}, nil
 }
 
@@ -253,7 +253,7 @@ type jsonResult struct {
 	Diff    string `json:"diff"`
 }
 
-func (p resultPrinter) print(i int, name string, r tools.Result) {
+func (p resultPrinter) print(i int, name string, r tool.Result) {
 	if p.json {
 		line, _ := json.Marshal(jsonResult{Name: name, Content: r.Content, IsError: r.IsError, Diff: r.Diff})
 		fmt.Fprintf(p.cio.stdout, "%s\n", line)

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/internal/tool"
 )
 
 // callSpec is one tool call as given on the command line or as one JSON
@@ -25,7 +25,7 @@ const maxStdinLine = 64 << 20
 
 // callsFromArgs reads TOOL JSON pairs. Errors name the argument by its
 // position so the user can find it in a long command line.
-func callsFromArgs(args []string, reg *tools.Registry) ([]callSpec, error) {
+func callsFromArgs(args []string, reg *tool.Registry) ([]callSpec, error) {
 	if len(args) == 0 {
 		return nil, errors.New("no calls given: pass TOOL JSON pairs, or - to read JSON lines from stdin")
 	}
@@ -51,7 +51,7 @@ func callsFromArgs(args []string, reg *tools.Registry) ([]callSpec, error) {
 // callsFromStdin reads one {"name":..., "arguments":{...}} object a line;
 // blank lines are skipped. Every line is checked before any call runs, so
 // a typo on line 5 does not leave lines 1-4 half applied.
-func callsFromStdin(r io.Reader, reg *tools.Registry) ([]callSpec, error) {
+func callsFromStdin(r io.Reader, reg *tool.Registry) ([]callSpec, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxStdinLine)
 	var calls []callSpec
@@ -90,7 +90,7 @@ func callsFromStdin(r io.Reader, reg *tools.Registry) ([]callSpec, error) {
 }
 
 // checkToolName catches a misspelt tool before anything runs.
-func checkToolName(name string, reg *tools.Registry) error {
+func checkToolName(name string, reg *tool.Registry) error {
 	if name == "" {
 		return errors.New("the tool name is missing")
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/tether-dev/tether/protocol"
 )
 
-// cliHost is the tools.Host (and tools.Asker) of `tether call`. Every step
+// cliHost is the tool.Host (and tools.Asker) of `tether call`. Every step
 // that needs the user's approval is shown on stderr and asked on the
 // terminal, unless --yes granted everything up front. With no terminal
 // and no --yes the step is refused: headless runs are never silently
@@ -59,7 +59,7 @@ func (h *cliHost) Approve(ctx context.Context, req protocol.ApprovalRequestParam
 // noTerminalAdvice tells the model (and through it the user) how to run
 // this step headless. acceptEdits only covers file changes inside the
 // workspace, so it is offered for those alone.
-func noTerminalAdvice(kind string) string {
+func noTerminalAdvice(kind protocol.ApprovalKind) string {
 	if kind == protocol.ApprovalEdit {
 		return "run tether call with --yes to approve every step, or with --mode acceptEdits to allow file changes inside the workspace"
 	}
@@ -83,7 +83,7 @@ func showRequest(w io.Writer, req protocol.ApprovalRequestParams) {
 }
 
 // parseAnswer maps what the user typed to an approval answer.
-func parseAnswer(s string) (string, bool) {
+func parseAnswer(s string) (protocol.Answer, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "y", "yes":
 		return protocol.AnswerYes, true
@@ -166,9 +166,9 @@ func readLine(ctx context.Context, tty io.Closer, br *bufio.Reader) (string, err
 	}
 }
 
-// Notify drops notifications: they are for editors, and the one a person
-// would want headless (the todo plan) is already in the todo tool's result.
-func (h *cliHost) Notify(context.Context, string, any) error { return nil }
+// PlanChanged shows nothing: the plan is already in the todo tool's
+// result, which is printed.
+func (h *cliHost) PlanChanged(context.Context, []protocol.TodoItem) {}
 
 func withNewline(s string) string {
 	if s == "" || strings.HasSuffix(s, "\n") {

@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
-
-	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/internal/search"
 )
 
 // check is one line of the doctor's report.
@@ -66,7 +65,7 @@ func doctorMain(ctx context.Context, args []string, cio cmdIO) int {
 }
 
 func checkRipgrep(ctx context.Context, configured string) check {
-	path, err := tools.LookRg(configured)
+	path, err := search.LookRg(configured)
 	if err != nil {
 		return check{"warn", "ripgrep", fmt.Sprintf("%v: grep and glob will not work until it is installed (Debian/Ubuntu: apt-get install ripgrep)", err)}
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
-	"github.com/tether-dev/tether/tools"
 )
 
 // The commands in this file act on a project's stores from a terminal:
@@ -244,10 +244,10 @@ func applyStaged(st *stores.Stores, ws *workspace.Workspace, entries []staging.E
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := &tools.Env{Workspace: ws, Log: cliLogger(cio.stderr)}
-	st.Attach(env)
+	env := &tool.Env{Workspace: ws, Log: cliLogger(cio.stderr)}
+	env.Attach(st)
 	requestID := freshRequestID()
-	session := tools.NewSession()
+	session := tool.NewSession()
 	failed := 0
 	for _, id := range ids {
 		e, err := st.Staging.Get(id)
@@ -256,8 +256,12 @@ func applyStaged(st *stores.Stores, ws *workspace.Workspace, entries []staging.E
 			failed++
 			continue
 		}
-		c := &tools.Call{Name: "staged apply", RequestID: requestID, Budget: tools.NewBudget(0, 0), Session: session, Env: env}
-		if res := c.ApplyStaged(ctx, e); res.IsError {
+		c := &tool.Call{Name: "staged apply", RequestID: requestID, Budget: tool.NewBudget(0, 0), Session: session, Env: env}
+		res, err := c.ApplyStaged(ctx, e)
+		if err != nil {
+			env.Log.Error("applying a staged change", "id", e.ID, "err", err)
+		}
+		if res.IsError {
 			fmt.Fprintf(cio.stderr, "not applied %s: %s\n", e.ID, res.Content)
 			failed++
 			continue

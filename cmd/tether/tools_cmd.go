@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/tether-dev/tether/protocol"
@@ -30,7 +29,7 @@ func toolsMain(args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether tools: unexpected arguments %q; the only flag is --json\n", fs.Args())
 		return 2
 	}
-	infos := tools.Builtin().Infos()
+	infos := tools.Builtin().Infos(nil)
 	if *asJSON {
 		enc := json.NewEncoder(cio.stdout)
 		enc.SetIndent("", "  ")
@@ -52,16 +51,9 @@ func toolsMain(args []string, cio cmdIO) int {
 	return 0
 }
 
-// oneLine is a tool's short description: the phrase written for people,
-// else the first sentence of the one written for the model.
+// oneLine is a tool's summary, cut to fit a table row.
 func oneLine(t protocol.ToolInfo) string {
-	if t.UserDescription != "" {
-		return t.UserDescription
-	}
-	s := t.Description
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
-	}
+	s := t.Summary()
 	const max = 80
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max-1]) + "…"

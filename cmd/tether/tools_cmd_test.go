@@ -53,7 +53,7 @@ func TestToolsTableListsEveryTool(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "NAME") {
 		t.Errorf("no header row: %q", lines[0])
 	}
-	for _, info := range tools.Builtin().Infos() {
+	for _, info := range tools.Builtin().Infos(nil) {
 		row := ""
 		for _, l := range lines[1:] {
 			if strings.HasPrefix(l, info.Name+" ") {

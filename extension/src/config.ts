@@ -1,12 +1,12 @@
 import * as vscode from "vscode";
 
-import type { Settings } from "./protocol";
+import type { Mode, Settings } from "./protocol";
 
 /** The tether.* settings, with their defaults applied. */
 export interface TetherConfig {
   /** A daemon binary to run instead of the bundled one; "" for the bundled one. */
   path: string;
-  permissionMode: string;
+  permissionMode: Mode;
   logLevel: string;
   undoKeep: number;
   shellTimeout: number;
@@ -18,7 +18,7 @@ export function readConfig(): TetherConfig {
   const c = vscode.workspace.getConfiguration(configSection);
   return {
     path: c.get<string>("path", "").trim(),
-    permissionMode: c.get<string>("permissionMode", "default"),
+    permissionMode: c.get<Mode>("permissionMode", "default"),
     logLevel: c.get<string>("logLevel", "info"),
     undoKeep: c.get<number>("undo.keep", 20),
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),

@@ -60,12 +60,17 @@ export const MethodTodoChanged = "todo/changed";
 export const MethodLogMessage = "window/logMessage";
 export const MethodProgress = "$/progress";
 
-/** Permission modes, from initialize's settings.permissionMode or --mode headless. */
-export const ModeDefault = "default";
-export const ModeAcceptEdits = "acceptEdits";
-export const ModePlan = "plan";
-export const ModeBypass = "bypass";
-export const ModeDryRun = "dryRun";
+/**
+ * Mode is a permission mode, from initialize's settings.permissionMode or
+ * --mode headless: what may run without asking.
+ */
+export type Mode = "default" | "acceptEdits" | "plan" | "bypass" | "dryRun";
+
+export const ModeDefault: Mode = "default"; // reads inside the workspace run; everything else asks
+export const ModeAcceptEdits: Mode = "acceptEdits"; // file changes inside the workspace run too
+export const ModePlan: Mode = "plan"; // read-only: every change is refused
+export const ModeBypass: Mode = "bypass"; // nothing asks
+export const ModeDryRun: Mode = "dryRun"; // changes are staged as diffs, not written
 
 /** Risk grades what a tool can do. */
 export type Risk = "low" | "medium" | "high";
@@ -74,18 +79,25 @@ export const RiskLow: Risk = "low"; // no side effects outside the agent's own s
 export const RiskMedium: Risk = "medium"; // durable writes inside a confined store
 export const RiskHigh: Risk = "high"; // file writes, processes, the live web
 
-/** Approval kinds. */
-export const ApprovalEdit = "edit";
-export const ApprovalShell = "shell";
-export const ApprovalFetch = "fetch";
-export const ApprovalOutside = "outside";
-export const ApprovalMemory = "memory";
+/**
+ * ApprovalKind says what an approval is for; it picks how the editor shows
+ * it and what an "always" answer is scoped to.
+ */
+export type ApprovalKind = "edit" | "shell" | "fetch" | "outside" | "memory";
 
-/** Approval answers. */
-export const AnswerYes = "yes";
-export const AnswerAlways = "always";
-export const AnswerSkip = "skip";
-export const AnswerNo = "no";
+export const ApprovalEdit: ApprovalKind = "edit"; // a file change, shown as a diff
+export const ApprovalShell: ApprovalKind = "shell"; // a command line; always: per program
+export const ApprovalFetch: ApprovalKind = "fetch"; // a web fetch; always: per host
+export const ApprovalOutside: ApprovalKind = "outside"; // a path outside the workspace; always: per folder
+export const ApprovalMemory: ApprovalKind = "memory"; // a project memory write
+
+/** Answer is the user's answer to an approval. */
+export type Answer = "yes" | "always" | "skip" | "no";
+
+export const AnswerYes: Answer = "yes"; // this once
+export const AnswerAlways: Answer = "always"; // and from now on, within the request's alwaysScope
+export const AnswerSkip: Answer = "skip"; // carry on without this step
+export const AnswerNo: Answer = "no"; // stop
 
 /** Modes lists every permission mode in the order they are documented. */
 export const Modes = [ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDryRun] as const;
@@ -165,7 +177,7 @@ export interface ApprovalRequestParams {
   requestId: string;
   tool: string;
   title: string;
-  kind: string;
+  kind: ApprovalKind;
   path?: string;
   diff?: string;
   original?: string;
@@ -188,7 +200,7 @@ export interface ApprovalRequestParams {
  * writes that and tells the model what the user changed.
  */
 export interface ApprovalRequestResult {
-  answer: string;
+  answer: Answer;
   hunks?: number[];
   content?: string;
 }
@@ -245,7 +257,7 @@ export interface UndoShowResult {
 
 /** PermissionsListResult answers permissions/list. */
 export interface PermissionsListResult {
-  mode: string;
+  mode: Mode;
   rules: PermissionRule[] | null;
   /** Path is the project's allow.json. */
   path: string;
@@ -310,7 +322,7 @@ export interface ClientCapabilities {
  */
 export interface Settings {
   /** PermissionMode is one of Modes; default "default". */
-  permissionMode?: string;
+  permissionMode?: Mode;
   /** RgPath is the ripgrep binary to use; default: rg on PATH. */
   rgPath?: string;
   /** LogLevel is debug, info, warn or error; default info. */
@@ -382,7 +394,7 @@ export interface Conflict {
 
 /** PermissionRule is one saved "always" answer. */
 export interface PermissionRule {
-  kind: string;
+  kind: ApprovalKind;
   program?: string;
   host?: string;
   dir?: string;

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tether-dev/tether/tools"
+	"github.com/tether-dev/tether/protocol"
 )
 
 // Paths of the generated files, relative to the repository root.
@@ -36,13 +36,15 @@ func FindRoot(dir string) (string, error) {
 }
 
 // Generated returns the content each generated file should have, keyed by
-// its path relative to root.
-func Generated(root string) (map[string][]byte, error) {
+// its path relative to root: package.json's tool list from infos (the tool
+// registry, with default settings) and protocol.ts from the protocol
+// package's sources.
+func Generated(root string, infos []protocol.ToolInfo) (map[string][]byte, error) {
 	pkg, err := os.ReadFile(filepath.Join(root, PackageJSONPath))
 	if err != nil {
 		return nil, err
 	}
-	newPkg, err := RewritePackageJSON(pkg, LanguageModelTools(tools.Builtin().Infos()))
+	newPkg, err := RewritePackageJSON(pkg, LanguageModelTools(infos))
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +56,8 @@ func Generated(root string) (map[string][]byte, error) {
 }
 
 // Write regenerates the files under root, touching only those that change.
-func Write(root string) (changed []string, err error) {
-	files, err := Generated(root)
+func Write(root string, infos []protocol.ToolInfo) (changed []string, err error) {
+	files, err := Generated(root, infos)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +79,8 @@ func Write(root string) (changed []string, err error) {
 // the protocol generate; empty means they are in step. package.json is
 // compared on its languageModelTools only, so formatting elsewhere in the
 // file is never reported.
-func Drift(root string) ([]string, error) {
-	files, err := Generated(root)
+func Drift(root string, infos []protocol.ToolInfo) ([]string, error) {
+	files, err := Generated(root, infos)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drift, err := Drift(root)
+	drift, err := Drift(root, tools.Builtin().Infos(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestDriftIsDetected(t *testing.T) {
 	for _, n := range goFiles(t, filepath.Join(root, protocolDir)) {
 		copyFile(t, filepath.Join(root, protocolDir, n), filepath.Join(tmp, protocolDir, n))
 	}
-	files, err := Generated(root)
+	files, err := Generated(root, tools.Builtin().Infos(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,19 +54,19 @@ func TestDriftIsDetected(t *testing.T) {
 	}
 	write(PackageJSONPath, files[PackageJSONPath])
 	write(ProtocolTSPath, files[ProtocolTSPath])
-	if drift, err := Drift(tmp); err != nil || len(drift) != 0 {
+	if drift, err := Drift(tmp, tools.Builtin().Infos(nil)); err != nil || len(drift) != 0 {
 		t.Fatalf("fresh output reported as drift: %v %v", drift, err)
 	}
 
 	stale := bytes.Replace(files[PackageJSONPath], []byte(`"tether_read_file"`), []byte(`"tether_read_fil"`), 1)
 	write(PackageJSONPath, stale)
-	if drift, _ := Drift(tmp); len(drift) != 1 || !strings.Contains(drift[0], "languageModelTools") {
+	if drift, _ := Drift(tmp, tools.Builtin().Infos(nil)); len(drift) != 1 || !strings.Contains(drift[0], "languageModelTools") {
 		t.Errorf("renamed tool not reported: %v", drift)
 	}
 	write(PackageJSONPath, files[PackageJSONPath])
 
 	write(ProtocolTSPath, append(files[ProtocolTSPath], "// hand edit\n"...))
-	if drift, _ := Drift(tmp); len(drift) != 1 || !strings.Contains(drift[0], ProtocolTSPath) {
+	if drift, _ := Drift(tmp, tools.Builtin().Infos(nil)); len(drift) != 1 || !strings.Contains(drift[0], ProtocolTSPath) {
 		t.Errorf("edited protocol.ts not reported: %v", drift)
 	}
 }
@@ -124,7 +124,7 @@ func TestRewriteRejectsBrokenJSON(t *testing.T) {
 }
 
 func TestLanguageModelToolsEntries(t *testing.T) {
-	infos := tools.Builtin().Infos()
+	infos := tools.Builtin().Infos(nil)
 	entries := LanguageModelTools(infos)
 	if len(entries) != len(infos) {
 		t.Fatalf("%d entries for %d tools", len(entries), len(infos))

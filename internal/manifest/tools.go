@@ -77,7 +77,7 @@ func LanguageModelTools(infos []protocol.ToolInfo) []LanguageModelTool {
 			ToolReferenceName:       t.Name,
 			CanBeReferencedInPrompt: true,
 			Icon:                    icon(t.Name),
-			UserDescription:         userDescription(t),
+			UserDescription:         t.Summary(),
 			ModelDescription:        t.Description,
 			Tags:                    tags(t),
 			InputSchema:             schema,
@@ -107,20 +107,6 @@ func displayName(name string) string {
 		words[i] = string(r)
 	}
 	return strings.Join(words, " ")
-}
-
-// userDescription is the phrase written for people, else the first
-// sentence of the model's description, which is still better than nothing
-// in the tool picker.
-func userDescription(t protocol.ToolInfo) string {
-	if t.UserDescription != "" {
-		return t.UserDescription
-	}
-	s := t.Description
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
-	}
-	return s
 }
 
 // tags let users and tool sets pick Tether's tools as a group, or only the

@@ -37,7 +37,7 @@ type Action struct {
 }
 
 // ValidMode reports whether m is a known permission mode.
-func ValidMode(m string) bool {
+func ValidMode(m protocol.Mode) bool {
 	for _, x := range protocol.Modes {
 		if m == x {
 			return true
@@ -46,8 +46,17 @@ func ValidMode(m string) bool {
 	return false
 }
 
+// ModeNames lists the permission modes for a message: "default, acceptEdits, …".
+func ModeNames() string {
+	names := make([]string, len(protocol.Modes))
+	for i, m := range protocol.Modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Decide applies the mode to an action. The reason explains a Deny.
-func Decide(mode string, a Action) (Decision, string) {
+func Decide(mode protocol.Mode, a Action) (Decision, string) {
 	switch mode {
 	case protocol.ModeBypass:
 		return Allow, ""

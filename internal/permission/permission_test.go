@@ -14,7 +14,7 @@ func TestDecide(t *testing.T) {
 	editOut := Action{Tool: "edit_file", Changes: true, Outside: true}
 	editSens := Action{Tool: "edit_file", Changes: true, Sensitive: true}
 	tests := []struct {
-		mode string
+		mode protocol.Mode
 		a    Action
 		want Decision
 	}{

@@ -20,11 +20,11 @@ import (
 // program for a shell command, a host for a fetch, one folder for a path
 // outside the workspace, or file changes inside the workspace.
 type Rule struct {
-	Kind    string    `json:"kind"` // protocol.Approval*
-	Program string    `json:"program,omitempty"`
-	Host    string    `json:"host,omitempty"`
-	Dir     string    `json:"dir,omitempty"`
-	Added   time.Time `json:"added"`
+	Kind    protocol.ApprovalKind `json:"kind"`
+	Program string                `json:"program,omitempty"`
+	Host    string                `json:"host,omitempty"`
+	Dir     string                `json:"dir,omitempty"`
+	Added   time.Time             `json:"added"`
 }
 
 // String describes a rule for people.
@@ -41,7 +41,7 @@ func (r Rule) String() string {
 	case protocol.ApprovalMemory:
 		return "write project memory"
 	}
-	return r.Kind
+	return string(r.Kind)
 }
 
 func (r Rule) same(o Rule) bool {

@@ -21,17 +21,20 @@ import (
 	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
-// Ops of a staged change.
+// Kind is what a change does to its file. The tool framework's changes
+// use the same kinds, so a staged change is applied as it was planned.
+type Kind string
+
 const (
-	OpWrite  = "write"
-	OpDelete = "delete"
-	OpMove   = "move"
+	Write  Kind = "write"  // create or replace a file's content
+	Delete Kind = "delete" // remove a file
+	Move   Kind = "move"   // rename From to Path, never over an existing file
 )
 
 // Change is one staged file change. Before is what the file held when the
 // change was staged; applying is refused if it no longer does.
 type Change struct {
-	Op      string `json:"op"`
+	Kind    Kind   `json:"op"` // "op" on disk, as staged by earlier versions
 	Path    string `json:"path"`
 	From    string `json:"from,omitempty"`
 	Existed bool   `json:"existed"`

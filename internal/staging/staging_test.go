@@ -10,11 +10,11 @@ func TestAddListGetRemove(t *testing.T) {
 	if got, err := s.List(); err != nil || len(got) != 0 {
 		t.Fatalf("empty store: %v %v", got, err)
 	}
-	a, err := s.Add(Entry{Tool: "edit_file", Title: "Edit a.go", Diff: "d1", Changes: []Change{{Op: OpWrite, Path: "/w/a.go", Existed: true, Before: []byte("x\r\n"), After: []byte("y\r\n")}}})
+	a, err := s.Add(Entry{Tool: "edit_file", Title: "Edit a.go", Diff: "d1", Changes: []Change{{Kind: Write, Path: "/w/a.go", Existed: true, Before: []byte("x\r\n"), After: []byte("y\r\n")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := s.Add(Entry{Tool: "delete_file", Title: "Delete b.go", Changes: []Change{{Op: OpDelete, Path: "/w/b.go", Existed: true, Before: []byte("b")}}})
+	b, _ := s.Add(Entry{Tool: "delete_file", Title: "Delete b.go", Changes: []Change{{Kind: Delete, Path: "/w/b.go", Existed: true, Before: []byte("b")}}})
 	again := Open(s.Dir()) // another process sees the same list
 	all, err := again.List()
 	if err != nil || len(all) != 2 {

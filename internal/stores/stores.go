@@ -16,7 +16,6 @@ import (
 	"github.com/tether-dev/tether/internal/project"
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/staging"
-	"github.com/tether-dev/tether/tools"
 	"github.com/tether-dev/tether/undo"
 )
 
@@ -97,17 +96,6 @@ func RulesPath(root string) string { return filepath.Join(project.ConfigDir(root
 
 // StagingDir is where the project's dry-run changes wait.
 func StagingDir(root string) string { return filepath.Join(project.StateDir(root), "staged") }
-
-// Attach lends the stores to an Env.
-func (s *Stores) Attach(env *tools.Env) {
-	env.Checkpoints = s.Undo
-	env.Rules = s.Rules
-	env.Staging = s.Staging
-	env.Trusted = s.Trusted
-	if s.Jobs != nil {
-		env.Jobs = s.Jobs
-	}
-}
 
 // Close stops every job the session started and releases the undo store.
 func (s *Stores) Close() error {

@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/permission"
-	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
-	"github.com/tether-dev/tether/tools"
 )
 
 func isolate(t *testing.T) string {
@@ -19,17 +17,14 @@ func isolate(t *testing.T) string {
 	return t.TempDir()
 }
 
-func TestOpenAttachClose(t *testing.T) {
+func TestOpenClose(t *testing.T) {
 	root := isolate(t)
 	st, err := Open(root, Options{Jobs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := workspace.New(root)
-	env := &tools.Env{Workspace: ws}
-	st.Attach(env)
-	if env.Checkpoints == nil || env.Rules == nil || env.Staging == nil || env.Jobs == nil {
-		t.Fatalf("not attached: %+v", env)
+	if st.Undo == nil || st.Rules == nil || st.Staging == nil || st.Jobs == nil {
+		t.Fatalf("not opened: %+v", st)
 	}
 	if err := st.Rules.Add(permission.Rule{Kind: protocol.ApprovalShell, Program: "make"}); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/tether-dev/tether/internal/manifest"
+	"github.com/tether-dev/tether/tools"
 )
 
 func main() {
@@ -18,7 +19,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
-	changed, err := manifest.Write(root)
+	changed, err := manifest.Write(root, tools.Builtin().Infos(nil))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ func CapHeadTail(s string, max int) string {
 	if keep < 2 {
 		keep = 2
 	}
-	head := cutUTF8(s[:keep/2])
+	head := CutUTF8(s[:keep/2])
 	if i := strings.LastIndexByte(head, '\n'); i > len(head)/2 {
 		head = head[:i+1]
 	}
@@ -85,15 +85,15 @@ func CapHead(s string, max int, hint string) string {
 	if keep < 0 {
 		keep = 0
 	}
-	head := cutUTF8(s[:keep])
+	head := CutUTF8(s[:keep])
 	if i := strings.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i+1]
 	}
 	return head + strings.TrimPrefix(note, "\n")
 }
 
-// cutUTF8 drops a trailing partial rune.
-func cutUTF8(s string) string {
+// CutUTF8 drops a trailing partial rune, so a cut string stays valid UTF-8.
+func CutUTF8(s string) string {
 	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(s[i]) {
 			if !utf8.FullRuneInString(s[i:]) {
@@ -103,11 +103,4 @@ func cutUTF8(s string) string {
 		}
 	}
 	return s
-}
-
-func sprintf(format string, args ...any) string {
-	if len(args) == 0 {
-		return format
-	}
-	return fmt.Sprintf(format, args...)
 }

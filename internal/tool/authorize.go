@@ -1,7 +1,8 @@
-package tools
+package tool
 
 import (
 	"context"
+	"errors"
 
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/protocol"
@@ -43,10 +44,10 @@ type Verdict struct {
 // then the project's saved "always" rules (never for sensitive paths),
 // then the user. In a preview it never asks, and reports whether it would.
 func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
-	decision, reason := permission.Decide(c.Env.Mode, s.Action)
+	decision, reason := permission.Decide(c.Env.Mode(), s.Action)
 	switch decision {
 	case permission.Deny:
-		return Verdict{Refusal: Errorf("%s", reason)}
+		return Verdict{Refusal: Failf("%s", reason)}
 	case permission.Allow:
 		return Verdict{Allowed: true}
 	}
@@ -57,9 +58,6 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 		return Verdict{Allowed: true, Asked: true}
 	}
 	what := s.Request.Title
-	if c.Env.Host == nil {
-		return Verdict{Asked: true, Refusal: Errorf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what)}
-	}
 	s.Request.RequestID, s.Request.Tool = c.RequestID, c.Name
 	if s.Detail != nil {
 		s.Detail(&s.Request)
@@ -70,12 +68,15 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 			s.Request.AlwaysScope = s.Always.String()
 		}
 	}
-	ans, err := c.Env.Host.Approve(ctx, s.Request)
+	ans, err := c.Host().Approve(ctx, s.Request)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Verdict{Asked: true, Refusal: Errorf("%s was cancelled while waiting for the user's approval; nothing was changed", c.Name)}
+		if errors.Is(err, ErrNobodyToAsk) {
+			return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what)}
 		}
-		return Verdict{Asked: true, Refusal: Errorf("%s needs the user's approval, which could not be asked (%v), so it did not happen.", what, err)}
+		if ctx.Err() != nil {
+			return Verdict{Asked: true, Refusal: Failf("%s was cancelled while waiting for the user's approval; nothing was changed", c.Name)}
+		}
+		return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval, which could not be asked (%v), so it did not happen.", what, err)}
 	}
 	v := Verdict{Asked: true, Answer: ans}
 	switch ans.Answer {
@@ -84,16 +85,16 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	case protocol.AnswerAlways:
 		v.Allowed = true
 		if s.Always != nil && !s.Action.Sensitive && c.Env.Rules != nil {
-			if err := c.Env.Rules.Add(*s.Always); err != nil && c.Env.Log != nil {
-				c.Env.Log.Warn("saving an always-allow rule", "rule", s.Always.String(), "err", err)
+			if err := c.Env.Rules.Add(*s.Always); err != nil {
+				c.Log().Warn("saving an always-allow rule", "rule", s.Always.String(), "err", err)
 			}
 		}
 	case protocol.AnswerSkip:
-		v.Refusal = Errorf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", what)
+		v.Refusal = Failf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", what)
 	case protocol.AnswerNo:
-		v.Refusal = Errorf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", what)
+		v.Refusal = Failf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", what)
 	default:
-		v.Refusal = Errorf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what)
+		v.Refusal = Failf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what)
 	}
 	return v
 }

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"context"
@@ -6,16 +6,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	lsp "go.lsp.dev/protocol"
 
 	"github.com/tether-dev/tether/diagnostics"
 )
 
-// DefaultSettleTime is how long a change waits for the editor's fresh
-// diagnostics when the settings name no other.
-const DefaultSettleTime = 1500 * time.Millisecond
 
 // problemWatch remembers the diagnostics of the files a change is about to
 // write, so that afterwards only the problems the change introduced are
@@ -32,7 +28,7 @@ type problemWatch struct {
 // (nothing in the editor checks them, so none will come now either).
 func (c *Call) watchProblems(paths []string) *problemWatch {
 	st := c.Env.Diagnostics
-	if st == nil || !c.Env.Capabilities.Diagnostics || c.Env.SettleTime < 0 {
+	if st == nil || !c.Env.Capabilities.Diagnostics || c.Env.Settings.Settle() < 0 {
 		return nil
 	}
 	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !st.Checked(p) })
@@ -52,10 +48,7 @@ func (w *problemWatch) report(ctx context.Context) string {
 	if w == nil {
 		return ""
 	}
-	settle := w.c.Env.SettleTime
-	if settle == 0 {
-		settle = DefaultSettleTime
-	}
+	settle := w.c.Env.Settings.Settle()
 	wctx, cancel := context.WithTimeout(ctx, settle)
 	defer cancel()
 	fresh := w.c.Env.Diagnostics.WaitFresh(wctx, w.seq, w.paths)

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"context"
@@ -7,60 +7,53 @@ import (
 	"github.com/tether-dev/tether/internal/staging"
 )
 
-var opNames = map[Op]string{OpWrite: staging.OpWrite, OpDelete: staging.OpDelete, OpMove: staging.OpMove}
-
 // stage keeps a plan as a staged change instead of writing it (dryRun).
-func (c *Call) stage(p *Plan, d string) Result {
+func (c *Call) stage(p *Plan, d string) (Result, error) {
 	if c.Env.Staging == nil {
-		return Errorf("dry-run mode keeps changes as staged diffs, but no staging folder is set up here, so nothing was written. Switch to another permission mode to make changes")
+		return Failf("dry-run mode keeps changes as staged diffs, but no staging folder is set up here, so nothing was written. Switch to another permission mode to make changes"), nil
 	}
 	e := staging.Entry{RequestID: c.RequestID, Tool: c.Name, Title: p.Title, Diff: d}
 	for _, ch := range p.Changes {
 		e.Changes = append(e.Changes, staging.Change{
-			Op: opNames[ch.Op], Path: ch.Path.Abs, From: ch.From.Abs,
+			Kind: ch.Kind, Path: ch.Path.Abs, From: ch.From.Abs,
 			Existed: ch.Existed, Before: ch.Before, After: ch.After,
 		})
 	}
 	e, err := c.Env.Staging.Add(e)
 	if err != nil {
-		return Errorf("staging the change failed (%v); nothing was written", err)
+		return Failf("staging the change failed because of a fault on this machine (%v); nothing was written. Tell the user.", err), err
 	}
 	return Result{Title: p.Title, Diff: d, Content: fmt.Sprintf(
 		"Dry run: %s was staged as %s, not written; the file on disk is unchanged. The user reviews staged changes and applies or drops them (staged/apply, `tether staged apply %s`). Later changes are planned against the files on disk, not against staged ones.",
-		p.Title, e.ID, e.ID)}
+		p.Title, e.ID, e.ID)}, nil
 }
 
 // ApplyStaged writes a staged change, as the user asked, after the same
 // checks as any change: paths still inside the workspace, no unsaved
 // editor buffer, and every file exactly as it was when the change was
 // staged. It needs no approval: applying it is the user's own act.
-func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) Result {
+func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error) {
 	p := &Plan{Title: e.Title, Done: "Applied the staged change " + e.ID + ": " + e.Title + "."}
 	for _, sc := range e.Changes {
-		ch := Change{Existed: sc.Existed, Before: sc.Before, After: sc.After}
-		switch sc.Op {
-		case staging.OpWrite:
-			ch.Op = OpWrite
-		case staging.OpDelete:
-			ch.Op = OpDelete
-		case staging.OpMove:
-			ch.Op = OpMove
+		ch := Change{Kind: sc.Kind, Existed: sc.Existed, Before: sc.Before, After: sc.After}
+		switch sc.Kind {
+		case Write, Delete, Move:
 		default:
-			return Errorf("staged change %s has an unknown operation %q; drop it", e.ID, sc.Op)
+			return Failf("staged change %s has an unknown kind of change %q; drop it", e.ID, sc.Kind), nil
 		}
 		var err error
 		if ch.Path, err = c.LocateWrite(sc.Path); err != nil {
-			return Errorf("cannot apply %s: %v", e.ID, err)
+			return Failf("cannot apply %s: %v", e.ID, err), nil
 		}
 		if sc.From != "" {
 			if ch.From, err = c.LocateWrite(sc.From); err != nil {
-				return Errorf("cannot apply %s: %v", e.ID, err)
+				return Failf("cannot apply %s: %v", e.ID, err), nil
 			}
 		}
 		p.Changes = append(p.Changes, ch)
 	}
 	if err := c.refuseDirty(p); err != nil {
-		return Errorf("nothing was written: %v", err)
+		return Failf("nothing was written: %v", err), nil
 	}
 	return c.write(ctx, p, e.Diff)
 }

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"bytes"
@@ -19,70 +19,70 @@ import (
 // memory at once.
 const maxChangeBytes = 64 << 20
 
-// readNeed is what the agent must have read of a file before a change.
-type readNeed int
+// ReadNeed is what the agent must have read of a file before a change.
+type ReadNeed int
 
 const (
-	noRead   readNeed = iota // appending touches nothing already there
-	someRead                 // an edit: any part, so it has seen the file
-	fullRead                 // an overwrite or a delete: every line
+	NoRead   ReadNeed = iota // appending touches nothing already there
+	SomeRead                 // an edit: any part, so it has seen the file
+	FullRead                 // an overwrite or a delete: every line
 )
 
-// current is an existing file as a change found it.
-type current struct {
-	info fs.FileInfo
-	// data is the file's bytes as on disk; a change must find exactly these
+// Current is an existing file as a change found it.
+type Current struct {
+	Info fs.FileInfo
+	// Data is the file's bytes as on disk; a change must find exactly these
 	// when it is applied.
-	data []byte
-	// bom says data starts with a UTF-8 byte-order mark; text is data
+	Data []byte
+	// BOM says Data starts with a UTF-8 byte-order mark; Text is Data
 	// without it, which is what the agent saw through read_file.
-	bom  bool
-	text []byte
+	BOM  bool
+	Text []byte
 }
 
-// loadForChange reads an existing file a tool is about to change, after the
+// LoadForChange reads an existing file a tool is about to change, after the
 // guardrails every such change shares: a regular text file, read as much as
 // need says, and unchanged since.
-func (c *Call) loadForChange(loc workspace.Location, verb string, need readNeed) (current, error) {
+func (c *Call) LoadForChange(loc workspace.Location, verb string, need ReadNeed) (Current, error) {
 	name := c.Env.Workspace.Rel(loc.Abs)
-	fi, err := statFile(loc, name)
+	fi, err := StatFile(loc, name)
 	if err != nil {
-		return current{}, err
+		return Current{}, err
 	}
 	if fi.Size() > maxChangeBytes {
-		return current{}, fmt.Errorf("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, humanBytes(fi.Size()), humanBytes(maxChangeBytes), verb)
+		return Current{}, fmt.Errorf("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, HumanBytes(fi.Size()), HumanBytes(maxChangeBytes), verb)
 	}
 	data, err := os.ReadFile(loc.Real)
 	if err != nil {
-		return current{}, fmt.Errorf("cannot read %s: %v", name, err)
+		return Current{}, fmt.Errorf("cannot read %s: %v", name, err)
 	}
 	if textfile.IsBinary(data) {
-		return current{}, fmt.Errorf("%s is a binary file, which read_file cannot show, so Tether will not %s it; Tether changes text files only. Ask the user if it must change", name, verb)
+		return Current{}, fmt.Errorf("%s is a binary file, which read_file cannot show, so Tether will not %s it; Tether changes text files only. Ask the user if it must change", name, verb)
 	}
-	if need != noRead {
-		if err := c.RequireRead(loc, fi, need == fullRead, verb); err != nil {
-			return current{}, err
+	if need != NoRead {
+		if err := c.RequireRead(loc, fi, need == FullRead, verb); err != nil {
+			return Current{}, err
 		}
 	}
 	// The file may change between the stat and the read; what was read
 	// must be what the read record describes.
 	if now, err := os.Stat(loc.Real); err != nil || !now.ModTime().Equal(fi.ModTime()) || now.Size() != int64(len(data)) {
-		return current{}, fmt.Errorf("%s changed on disk while Tether was reading it; read it again with read_file, then redo the change", name)
+		return Current{}, fmt.Errorf("%s changed on disk while Tether was reading it; read it again with read_file, then redo the change", name)
 	}
 	text := textfile.StripBOM(data)
-	return current{info: fi, data: data, bom: len(text) < len(data), text: text}, nil
+	return Current{Info: fi, Data: data, BOM: len(text) < len(data), Text: text}, nil
 }
 
-// withBOM puts back the byte-order mark the file had.
-func (cur current) withBOM(text []byte) []byte {
-	if !cur.bom {
+// WithBOM puts back the byte-order mark the file had.
+func (cur Current) WithBOM(text []byte) []byte {
+	if !cur.BOM {
 		return text
 	}
 	return append([]byte(textfile.BOM), text...)
 }
 
-// hasLineBreak reports whether b has any line break, so its ending is known.
-func hasLineBreak(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 }
+// HasLineBreak reports whether b has any line break, so its ending is known.
+func HasLineBreak(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 }
 
 // Caps on the excerpt of changed lines shown after an edit.
 const (
@@ -90,11 +90,11 @@ const (
 	maxSnippetLineBytes = 240
 )
 
-// snippet shows the lines around span of text in read_file's gutter, so the
+// Snippet shows the lines around span of text in read_file's gutter, so the
 // model can check an edit without reading the file again. It starts from
 // the span's offset, so it costs the same at the end of a large file as at
 // its start.
-func snippet(text []byte, span edit.Span) string {
+func Snippet(text []byte, span edit.Span) string {
 	from := max(1, span.Start-2)
 	to := min(max(span.End, span.Start-1)+2, from+maxSnippetLines-1)
 	// Step back from the start of the span's line to the start of line from.
@@ -110,7 +110,7 @@ func snippet(text []byte, span edit.Span) string {
 		}
 		l := strings.TrimSuffix(strings.TrimSuffix(string(text[p:next]), "\n"), "\r")
 		if len(l) > maxSnippetLineBytes {
-			l = cutUTF8(l[:maxSnippetLineBytes]) + " …"
+			l = CutUTF8(l[:maxSnippetLineBytes]) + " …"
 		}
 		b.WriteString(strconv.Itoa(line) + "\t" + l + "\n")
 		p = next
@@ -118,11 +118,11 @@ func snippet(text []byte, span edit.Span) string {
 	return b.String()
 }
 
-// locatePlainFile resolves a path that must name a regular file itself,
+// LocatePlainFile resolves a path that must name a regular file itself,
 // inside the workspace: not a folder (dirAdvice says what to do instead),
 // and not a symbolic link, because moving or deleting through a link would
 // act on whatever it points to rather than on the path the model named.
-func (c *Call) locatePlainFile(arg, verb, dirAdvice string) (workspace.Location, fs.FileInfo, error) {
+func (c *Call) LocatePlainFile(arg, verb, dirAdvice string) (workspace.Location, fs.FileInfo, error) {
 	abs, err := c.Env.Workspace.Abs(arg)
 	if err != nil {
 		return workspace.Location{}, nil, err

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"bytes"
@@ -15,24 +15,26 @@ import (
 	"github.com/tether-dev/tether/internal/diff"
 	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
 
-// Op is the kind of file change.
-type Op int
+// ChangeKind is what a Change does to its file: the kinds a staged change
+// keeps on disk.
+type ChangeKind = staging.Kind
 
 const (
-	OpWrite  Op = iota // create or replace a file's content
-	OpDelete           // remove a file
-	OpMove             // rename From to Path, never over an existing file
+	Write  = staging.Write  // create or replace a file's content
+	Delete = staging.Delete // remove a file
+	Move   = staging.Move   // rename From to Path, never over an existing file
 )
 
 // Change is one file change, computed without touching the disk so that it
 // can be previewed, approved, checkpointed and only then applied.
 type Change struct {
-	Op Op
+	Kind ChangeKind
 	// Path is the target (for a move, the destination).
 	Path workspace.Location
 	// From is a move's source.
@@ -42,7 +44,7 @@ type Change struct {
 	// longer holds exactly this when it is applied.
 	Before  []byte
 	Existed bool
-	// After is the new content of an OpWrite.
+	// After is the new content of an Write.
 	After []byte
 	// FullyKnown says the agent knows every line of After (it wrote them
 	// all, or had read the whole file), for the read record afterwards.
@@ -111,10 +113,10 @@ func (l *pathLocks) lock(paths []string) func() {
 // diffOf renders a change as a unified diff with workspace-relative names.
 func (c *Call) diffOf(ch Change) string {
 	ws := c.Env.Workspace
-	switch ch.Op {
-	case OpDelete:
+	switch ch.Kind {
+	case Delete:
 		return diff.Unified("a/"+ws.Rel(ch.Path.Abs), "/dev/null", ch.Before, nil)
-	case OpMove:
+	case Move:
 		return fmt.Sprintf("rename from %s\nrename to %s\n", ws.Rel(ch.From.Abs), ws.Rel(ch.Path.Abs))
 	}
 	if !ch.Existed {
@@ -161,14 +163,14 @@ func (c *Call) action(p *Plan) permission.Action {
 // changed underneath, the undo checkpoint, and an atomic write. In dryRun
 // mode the plan is staged instead of written; in a preview it is only
 // described.
-func (c *Call) Apply(ctx context.Context, p *Plan) Result {
+func (c *Call) Apply(ctx context.Context, p *Plan) (Result, error) {
 	if err := c.refuseDirty(p); err != nil {
-		return Errorf("nothing was written: %v", err)
+		return Failf("nothing was written: %v", err), nil
 	}
 	d := c.planDiff(p)
-	if c.Env.Mode == protocol.ModeDryRun {
+	if c.Env.Mode() == protocol.ModeDryRun {
 		if c.Prepare {
-			return Result{Title: p.Title, Content: p.Title + " (dry run: it would be staged, not written)", Diff: d}
+			return Result{Title: p.Title, Content: p.Title + " (dry run: it would be staged, not written)", Diff: d}, nil
 		}
 		return c.stage(p, d)
 	}
@@ -176,14 +178,14 @@ func (c *Call) Apply(ctx context.Context, p *Plan) Result {
 	if !v.Allowed {
 		r := v.Refusal
 		r.Diff, r.Title = d, p.Title
-		return r
+		return r, nil
 	}
 	if c.Prepare {
-		return Result{Title: p.Title, Content: p.Title, Diff: d, NeedsApproval: v.Asked}
+		return Result{Title: p.Title, Content: p.Title, Diff: d, NeedsApproval: v.Asked}, nil
 	}
 	if v.Asked {
 		if r, ok := c.takeAnswer(p, v.Answer); !ok {
-			return r
+			return r, nil
 		}
 		if len(p.Changes) == 1 && p.Changes[0].Unseen { // the user changed what is written
 			d = c.planDiff(p)
@@ -200,7 +202,7 @@ func (c *Call) changeStep(p *Plan, d string) Step {
 	if len(p.Changes) == 1 {
 		ch := p.Changes[0]
 		req.Path = ch.Path.Abs
-		if ch.Op == OpWrite {
+		if ch.Kind == Write {
 			detail = func(req *protocol.ApprovalRequestParams) {
 				req.Original, req.Proposed = string(ch.Before), string(ch.After)
 				req.Hunks = wireHunks(diff.Hunks(ch.Before, ch.After))
@@ -232,7 +234,7 @@ func wireHunks(hs []diff.Hunk) []protocol.Hunk {
 // written instead of what it asked for. ok is false when nothing is left
 // to write.
 func (c *Call) takeAnswer(p *Plan, ans protocol.ApprovalRequestResult) (Result, bool) {
-	if len(p.Changes) != 1 || p.Changes[0].Op != OpWrite {
+	if len(p.Changes) != 1 || p.Changes[0].Kind != Write {
 		return Result{}, true
 	}
 	ch := &p.Changes[0]
@@ -250,10 +252,10 @@ func (c *Call) takeAnswer(p *Plan, ans protocol.ApprovalRequestResult) (Result, 
 		hunks := diff.Hunks(ch.Before, ch.After)
 		kept, dropped, err := splitHunks(hunks, ans.Hunks)
 		if err != nil {
-			return Errorf("the approval answer was not usable (%v), so nothing was written", err), false
+			return Failf("the approval answer was not usable (%v), so nothing was written", err), false
 		}
 		if len(kept) == 0 {
-			return Errorf("The user dropped every hunk of this change: %s did not happen and nothing was written. Carry on without it, and do not report it as done.", p.Title), false
+			return Failf("The user dropped every hunk of this change: %s did not happen and nothing was written. Carry on without it, and do not report it as done.", p.Title), false
 		}
 		if len(dropped) == 0 {
 			return Result{}, true
@@ -292,17 +294,33 @@ func joinInts(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// refuseDirty stops a change to a file the user is editing and has not
+// saved: the editor would then hold two versions and one would be lost.
+func (c *Call) refuseDirty(p *Plan) error {
+	for _, ch := range p.Changes {
+		for _, loc := range []string{ch.Path.Real, ch.From.Real} {
+			if loc != "" && c.Env.Dirty.Has(loc) {
+				return fmt.Errorf("%s has unsaved changes in the editor, and writing it now would conflict with them. Ask the user to save (or revert) it, then read it again", c.Env.Workspace.Rel(loc))
+			}
+		}
+	}
+	return nil
+}
+
 // write applies an authorised plan: lock, compare, checkpoint, write. Then,
 // outside the locks, it waits briefly for the editor's fresh diagnostics.
-func (c *Call) write(ctx context.Context, p *Plan, d string) Result {
+// A refusal found at the last moment (the file moved on) is a Result; a
+// fault of the disk or the undo store is an error, with a Result that says
+// what was and was not written.
+func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 	var paths, written []string
 	for _, ch := range p.Changes {
 		paths = append(paths, ch.Path.Real)
-		switch ch.Op {
-		case OpMove:
+		switch ch.Kind {
+		case Move:
 			paths = append(paths, ch.From.Real)
 			written = append(written, ch.Path.Real)
-		case OpWrite:
+		case Write:
 			written = append(written, ch.Path.Real)
 		}
 	}
@@ -310,29 +328,45 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) Result {
 	for _, ch := range p.Changes {
 		if err := verifyUnchanged(ch); err != nil {
 			unlock()
-			return Errorf("nothing was written: %v", err)
+			return Failf("nothing was written: %v", err), nil
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		unlock()
-		return Errorf("cancelled before writing; nothing was changed")
+		return Failf("cancelled before writing; nothing was changed"), nil
 	}
 	watch := c.watchProblems(written)
-	for _, ch := range p.Changes {
+	for i, ch := range p.Changes {
 		if err := c.applyOne(ch); err != nil {
 			unlock()
-			return Result{Content: fmt.Sprintf("writing %s failed: %v. The file is as it was before this call.", c.Env.Workspace.Rel(ch.Path.Abs), err), IsError: true, Diff: d}
+			return Result{Content: c.faultReport(p, i, err), IsError: true, Diff: d}, err
 		}
 	}
 	unlock()
-	return Result{Content: p.Done + watch.report(ctx), Diff: d, Title: p.Title}
+	return Result{Content: p.Done + watch.report(ctx), Diff: d, Title: p.Title}, nil
+}
+
+// faultReport tells the model what a fault while writing change i of p
+// left behind: the changes before it were written, it and those after it
+// were not.
+func (c *Call) faultReport(p *Plan, i int, err error) string {
+	name := c.Env.Workspace.Rel(p.Changes[i].Path.Abs)
+	msg := fmt.Sprintf("writing %s failed because of a fault on this machine, not in your call (%v), so %s was not changed.", name, err, name)
+	if i > 0 {
+		var done []string
+		for _, ch := range p.Changes[:i] {
+			done = append(done, c.Env.Workspace.Rel(ch.Path.Abs))
+		}
+		msg += " These were written before it: " + strings.Join(done, ", ") + "; undo puts them back."
+	}
+	return msg + " Tell the user."
 }
 
 // verifyUnchanged refuses a change whose file moved on since it was planned
 // (the user typed while the approval was open, another tool wrote it).
 func verifyUnchanged(ch Change) error {
 	path := ch.Path.Real
-	if ch.Op == OpMove {
+	if ch.Kind == Move {
 		if _, err := os.Lstat(ch.Path.Real); err == nil {
 			return fmt.Errorf("%s already exists; move_file never overwrites", ch.Path.Abs)
 		}
@@ -349,7 +383,7 @@ func verifyUnchanged(ch Change) error {
 		return err
 	case !ch.Existed:
 		return fmt.Errorf("%s was created by someone else while this change waited; read it first", ch.Path.Abs)
-	case ch.Op == OpMove:
+	case ch.Kind == Move:
 		return nil
 	case !bytes.Equal(cur, ch.Before):
 		return fmt.Errorf("%s changed on disk while this change waited (the user or another tool wrote it); read it again and redo the edit", ch.Path.Abs)
@@ -371,14 +405,14 @@ func (c *Call) wrote(path string) {
 	if c.Env.Checkpoints == nil {
 		return
 	}
-	if err := c.Env.Checkpoints.Wrote(c.RequestID, path); err != nil && c.Env.Log != nil {
-		c.Env.Log.Warn("recording what was written for undo", "path", path, "err", err)
+	if err := c.Env.Checkpoints.Wrote(c.RequestID, path); err != nil {
+		c.Log().Warn("recording what was written for undo", "path", path, "err", err)
 	}
 }
 
 func (c *Call) applyOne(ch Change) error {
-	switch ch.Op {
-	case OpWrite:
+	switch ch.Kind {
+	case Write:
 		if err := c.checkpoint(ch.Path.Real); err != nil {
 			return err
 		}
@@ -394,7 +428,7 @@ func (c *Call) applyOne(ch Change) error {
 		} else {
 			c.Session.Forget(ch.Path.Real)
 		}
-	case OpDelete:
+	case Delete:
 		if err := c.checkpoint(ch.Path.Real); err != nil {
 			return err
 		}
@@ -406,7 +440,7 @@ func (c *Call) applyOne(ch Change) error {
 		}
 		c.wrote(ch.Path.Real)
 		c.Session.Forget(ch.Path.Real)
-	case OpMove:
+	case Move:
 		if err := c.checkpoint(ch.From.Real); err != nil {
 			return err
 		}

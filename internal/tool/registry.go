@@ -1,7 +1,8 @@
-package tools
+package tool
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -22,7 +23,7 @@ type Registry struct {
 func NewRegistry(ts ...Tool) *Registry {
 	r := &Registry{byName: map[string]Tool{}}
 	for _, t := range ts {
-		name := t.Info().Name
+		name := t.Name()
 		if _, dup := r.byName[name]; dup {
 			panic("duplicate tool " + name)
 		}
@@ -38,11 +39,15 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 	return t, ok
 }
 
-// Infos describes every tool, in registry order.
-func (r *Registry) Infos() []protocol.ToolInfo {
+// Tools lists every tool, in registry order.
+func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
+
+// Infos describes every tool, in registry order, with the numbers s puts
+// in force (nil: the defaults).
+func (r *Registry) Infos(s *Settings) []protocol.ToolInfo {
 	out := make([]protocol.ToolInfo, len(r.tools))
 	for i, t := range r.tools {
-		out[i] = t.Info()
+		out[i] = t.Info(s)
 	}
 	return out
 }
@@ -53,7 +58,7 @@ func (r *Registry) Offered(env *Env) []protocol.ToolInfo {
 	var out []protocol.ToolInfo
 	for _, t := range r.tools {
 		if offered(t, env) {
-			out = append(out, t.Info())
+			out = append(out, t.Info(&env.Settings))
 		}
 	}
 	return out
@@ -68,7 +73,7 @@ func offered(t Tool, env *Env) bool {
 func (r *Registry) Names() []string {
 	names := make([]string, 0, len(r.tools))
 	for _, t := range r.tools {
-		names = append(names, t.Info().Name)
+		names = append(names, t.Name())
 	}
 	sort.Strings(names)
 	return names
@@ -77,31 +82,45 @@ func (r *Registry) Names() []string {
 // Invoke runs one call with the guardrails every tool shares: an unknown
 // name is answered with the list of real ones, an identical call repeated
 // a third time is refused, a panicking tool becomes an error result instead
-// of a dead daemon, and no result exceeds the call's output budget.
+// of a dead daemon, a fault below the tool is logged and told to the model
+// as what it is, and no result exceeds the call's output budget.
 func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
 	t, ok := r.byName[c.Name]
 	if !ok {
-		return Errorf("there is no tool named %q. The tools are: %s.", c.Name, strings.Join(r.Names(), ", "))
+		return Failf("there is no tool named %q. The tools are: %s.", c.Name, strings.Join(r.Names(), ", "))
 	}
 	if !offered(t, c.Env) {
-		return Errorf("%s is not available here: the client did not offer what it needs (see the tool's description)", c.Name)
+		return Failf("%s is not available here: the client did not offer what it needs (see the tool's description)", c.Name)
 	}
 	if !c.Prepare && !isRepeatable(t) {
 		if err := c.Session.CheckRepeat(c.Name, c.Args); err != nil {
-			return Errorf("%v", err)
+			return Failf("%v", err)
 		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			if c.Env.Log != nil {
-				c.Env.Log.Error("tool panicked", "tool", c.Name, "panic", p, "stack", string(debug.Stack()))
-			}
-			res = Errorf("%s failed with an internal error (%v). This is a bug in Tether, not in your call; try another way.", c.Name, p)
+			c.Log().Error("tool panicked", "panic", p, "stack", string(debug.Stack()))
+			res = Failf("%s failed with an internal error (%v). This is a bug in Tether, not in your call; try another way.", c.Name, p)
 		}
 	}()
-	res = t.Run(ctx, c)
+	res, err := t.Run(ctx, c)
+	if err != nil {
+		res = fault(c, res, err)
+	}
 	if max := c.Budget.OutputChars(); len(res.Content) > max {
 		res.Content = CapHeadTail(res.Content, max)
+	}
+	return res
+}
+
+// fault logs an infrastructure fault and makes the model's result say what
+// it is: the machine failed, not the call. A tool that knows more (what
+// was and was not written) says so in res; otherwise a plain sentence.
+func fault(c *Call, res Result, err error) Result {
+	c.Log().Error("tool fault", "err", err)
+	res.IsError = true
+	if res.Content == "" {
+		res.Content = fmt.Sprintf("%s could not finish because of a fault on this machine, not in your call: %v. Tell the user; retrying will likely fail the same way.", c.Name, err)
 	}
 	return res
 }
@@ -116,7 +135,8 @@ func isRepeatable(t Tool) bool {
 	return ok && r.Repeatable()
 }
 
-// cancelled is the result of a call stopped by its caller.
-func cancelled(what string) Result {
-	return Errorf("%s was cancelled; no partial result is returned", what)
+// Conditional is implemented by tools offered only in some environments
+// (problems needs an editor that sends diagnostics).
+type Conditional interface {
+	Available(env *Env) bool
 }

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"text/template"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -19,12 +21,22 @@ import (
 // descriptions, omitempty for optional), so the schema and the code that
 // reads the arguments cannot drift apart.
 type Def[A any] struct {
-	Name            string
-	Description     string // written for the model: when to use it, what it returns, its limits
+	Name string
+	// Doc is the description the model reads: when to use the tool, what
+	// it returns, its limits. It is a text/template, embedded from the
+	// Markdown file beside the tool (read_file.md), and every number in it
+	// comes from Data, so no number is typed twice.
+	Doc string
+	// Data gives Doc's template the numbers in force under s: defaults,
+	// caps, timeouts, including those a setting changes.
+	Data            func(s *Settings) any
 	UserDescription string // a short phrase for people
 	Risk            protocol.Risk
 	Permission      string // in words, as DESIGN.md's table says it
 	ReadOnly        bool
+	// Repeatable says identical calls rightly give new answers (polling a
+	// background job), so the repeat guard lets them through.
+	Repeatable bool
 	// Tune adjusts the inferred schema: minimums, enums, defaults.
 	Tune func(s *jsonschema.Schema)
 	// Describe, when set, says in a few words what a call will do, for the
@@ -32,92 +44,116 @@ type Def[A any] struct {
 	Describe func(args A) string
 	// Available, when set, says whether the tool is offered in env.
 	Available func(env *Env) bool
-	Run       func(ctx context.Context, c *Call, args A) Result
+	Run       func(ctx context.Context, c *Call, args A) (Result, error)
 }
 
 type defTool[A any] struct {
-	info      protocol.ToolInfo
-	resolved  *jsonschema.Resolved
-	props     []string
-	available func(env *Env) bool
-	describe  func(args A) string
-	run       func(ctx context.Context, c *Call, args A) Result
+	def Def[A]
+
+	// The schema and the description template are built on first use,
+	// not when the program starts: a command that never lists the tools
+	// never pays for them.
+	once     sync.Once
+	schema   json.RawMessage
+	resolved *jsonschema.Resolved
+	props    []string
+	doc      *template.Template
 }
 
-// New turns a declaration into a Tool. It panics on a schema that cannot be
-// inferred: that is a programming error caught by any test.
+// New turns a declaration into a Tool. A schema that cannot be inferred or
+// a template that does not parse is a programming error: it panics on
+// first use, which any test of the registry reaches.
 func New[A any](d Def[A]) Tool {
-	s, err := jsonschema.For[A](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
-	}
-	notNull(s)
-	if d.Tune != nil {
-		d.Tune(s)
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", d.Name, err))
-	}
-	props := make([]string, 0, len(s.Properties))
-	for p := range s.Properties {
-		props = append(props, p)
-	}
-	sort.Strings(props)
-	return &defTool[A]{
-		info: protocol.ToolInfo{
-			Name:            d.Name,
-			Description:     d.Description,
-			UserDescription: d.UserDescription,
-			InputSchema:     raw,
-			Risk:            d.Risk,
-			Permission:      d.Permission,
-			ReadOnly:        d.ReadOnly,
-		},
-		resolved:  resolved,
-		props:     props,
-		available: d.Available,
-		describe:  d.Describe,
-		run:       d.Run,
+	return &defTool[A]{def: d}
+}
+
+func (t *defTool[A]) init() {
+	t.once.Do(func() {
+		d := t.def
+		s, err := jsonschema.For[A](nil)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+		}
+		notNull(s)
+		if d.Tune != nil {
+			d.Tune(s)
+		}
+		if t.resolved, err = s.Resolve(nil); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+		}
+		if t.schema, err = json.Marshal(s); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+		}
+		for p := range s.Properties {
+			t.props = append(t.props, p)
+		}
+		sort.Strings(t.props)
+		t.doc = template.Must(template.New(d.Name).Funcs(DocFuncs).Option("missingkey=error").Parse(d.Doc))
+	})
+}
+
+func (t *defTool[A]) Name() string { return t.def.Name }
+
+func (t *defTool[A]) Info(s *Settings) protocol.ToolInfo {
+	t.init()
+	return protocol.ToolInfo{
+		Name:            t.def.Name,
+		Description:     t.description(s),
+		UserDescription: t.def.UserDescription,
+		InputSchema:     t.schema,
+		Risk:            t.def.Risk,
+		Permission:      t.def.Permission,
+		ReadOnly:        t.def.ReadOnly,
 	}
 }
 
-func (t *defTool[A]) Info() protocol.ToolInfo { return t.info }
+// description renders Doc with the numbers in force. Markdown line breaks
+// inside a paragraph are joined, so the model reads one line per paragraph.
+func (t *defTool[A]) description(s *Settings) string {
+	var data any
+	if t.def.Data != nil {
+		data = t.def.Data(s)
+	}
+	var b strings.Builder
+	if err := t.doc.Execute(&b, data); err != nil {
+		panic(fmt.Sprintf("tool %s: description: %v", t.def.Name, err))
+	}
+	return joinParagraphs(b.String())
+}
 
 func (t *defTool[A]) Available(env *Env) bool {
-	return t.available == nil || env == nil || t.available(env)
+	return t.def.Available == nil || env == nil || t.def.Available(env)
 }
+
+func (t *defTool[A]) Repeatable() bool { return t.def.Repeatable }
 
 // Describe says what a call will do, in a few words; arguments that do
 // not decode get the tool's own short description.
 func (t *defTool[A]) Describe(raw json.RawMessage) string {
-	if t.describe != nil {
+	if t.def.Describe != nil {
 		if args, err := t.decode(raw); err == nil {
-			return t.describe(args)
+			return t.def.Describe(args)
 		}
 	}
-	if t.info.UserDescription != "" {
-		return t.info.UserDescription
+	if t.def.UserDescription != "" {
+		return t.def.UserDescription
 	}
-	return t.info.Name
+	return t.def.Name
 }
 
-func (t *defTool[A]) Run(ctx context.Context, c *Call) Result {
+func (t *defTool[A]) Run(ctx context.Context, c *Call) (Result, error) {
 	args, err := t.decode(c.Args)
 	if err != nil {
-		return Errorf("invalid arguments for %s: %v. It takes: %s.", t.info.Name, err, t.describeArgs())
+		return Failf("invalid arguments for %s: %v. It takes: %s.", t.def.Name, err, t.describeArgs()), nil
 	}
-	return t.run(ctx, c, args)
+	return t.def.Run(ctx, c, args)
 }
 
 // decode validates raw against the schema, then unmarshals it, so a wrong
 // type or a misspelt argument is named in the error instead of silently
 // becoming a zero value.
 func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
+	t.init()
 	var args A
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {

@@ -1,4 +1,4 @@
-package tools
+package tool
 
 import (
 	"context"
@@ -14,11 +14,9 @@ import (
 	"github.com/tether-dev/tether/protocol"
 )
 
-// MaxReadBytes is the largest file read_file shows without a line range.
-const MaxReadBytes = 2 << 20
 
-// locate resolves a path argument for reading.
-func (c *Call) locate(arg string) (workspace.Location, error) {
+// Locate resolves a path argument for reading.
+func (c *Call) Locate(arg string) (workspace.Location, error) {
 	return c.Env.Workspace.Locate(arg)
 }
 
@@ -40,10 +38,10 @@ func (c *Call) LocateWrite(arg string) (workspace.Location, error) {
 	return loc, nil
 }
 
-// permitRead lets reads inside the workspace through and asks the user
+// PermitRead lets reads inside the workspace through and asks the user
 // before reading anywhere else.
-func (c *Call) permitRead(ctx context.Context, loc workspace.Location) error {
-	d, reason := permission.Decide(c.Env.Mode, permission.Action{Tool: c.Name, Outside: !loc.Inside})
+func (c *Call) PermitRead(ctx context.Context, loc workspace.Location) error {
+	d, reason := permission.Decide(c.Env.Mode(), permission.Action{Tool: c.Name, Outside: !loc.Inside})
 	switch d {
 	case permission.Allow:
 		return nil
@@ -57,10 +55,7 @@ func (c *Call) permitRead(ctx context.Context, loc workspace.Location) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = filepath.Dir(dir)
 	}
-	if c.Env.Host == nil {
-		return fmt.Errorf("%s is outside the workspace, so reading it needs the user's approval, and nobody can be asked here", loc.Abs)
-	}
-	ans, err := c.Env.Host.Approve(ctx, protocol.ApprovalRequestParams{
+	ans, err := c.Host().Approve(ctx, protocol.ApprovalRequestParams{
 		RequestID:   c.RequestID,
 		Tool:        c.Name,
 		Title:       fmt.Sprintf("Read %s (outside the workspace)", loc.Abs),
@@ -68,6 +63,9 @@ func (c *Call) permitRead(ctx context.Context, loc workspace.Location) error {
 		Path:        loc.Abs,
 		AlwaysScope: "reading in " + dir,
 	})
+	if errors.Is(err, ErrNobodyToAsk) {
+		return fmt.Errorf("%s is outside the workspace, so reading it needs the user's approval, and nobody can be asked here", loc.Abs)
+	}
 	if err != nil {
 		return fmt.Errorf("%s is outside the workspace and the user could not be asked (%v)", loc.Abs, err)
 	}
@@ -80,9 +78,9 @@ func (c *Call) permitRead(ctx context.Context, loc workspace.Location) error {
 	return fmt.Errorf("the user skipped reading %s; it did not happen. Carry on without it", loc.Abs)
 }
 
-// statFile stats a path that must be a regular file, with messages that say
+// StatFile stats a path that must be a regular file, with messages that say
 // what to do instead.
-func statFile(loc workspace.Location, display string) (fs.FileInfo, error) {
+func StatFile(loc workspace.Location, display string) (fs.FileInfo, error) {
 	fi, err := os.Stat(loc.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

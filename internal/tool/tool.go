@@ -1,0 +1,256 @@
+// Package tool is the framework every Tether tool is built on: the Tool
+// interface and its typed declaration (Def), the Registry that lists and
+// invokes tools, each agent's Session of read records, output budgets, the
+// Host through which a tool reaches the user, and the change pipeline
+// (Plan → Authorize → checkpoint → write) that every file change goes
+// through. The tools themselves live in package tools, one file each.
+//
+// Two kinds of failure are kept apart. A tool's refusal (bad arguments, a
+// stale file, no match) is a Result with IsError set and a message that
+// tells the model what to do next. A fault of the machine below it (a
+// checkpoint that could not be written, a failed fsync) is a Go error: the
+// Registry logs it with its operation and path and tells the model, in one
+// honest sentence, what happened.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/staging"
+	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/workspace"
+	"github.com/tether-dev/tether/protocol"
+)
+
+// Host is what a tool may ask of whoever runs it: the editor over JSON-RPC,
+// a terminal headless, an MCP client. Tools never name wire methods; each
+// host turns these calls into whatever its client understands.
+type Host interface {
+	// Approve asks the user to allow one step. It returns an error when
+	// nobody can be asked; the caller then refuses the step.
+	Approve(ctx context.Context, req protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error)
+	// Ask puts a question to the user. It returns an error when nobody
+	// can be asked.
+	Ask(ctx context.Context, q protocol.UserAskParams) (protocol.UserAskResult, error)
+	// PlanChanged shows the agent's plan; a host with nowhere to show it
+	// drops it (the todo tool's result carries the plan too).
+	PlanChanged(ctx context.Context, items []protocol.TodoItem)
+}
+
+// ErrNobodyToAsk is what NoHost answers: no user can be reached.
+var ErrNobodyToAsk = errors.New("nobody can be asked here")
+
+// NoHost is the host of a run where nobody can be asked: every approval
+// and question fails, so the steps that need one are refused. Hosts that
+// can do only some things embed it for the rest.
+type NoHost struct{}
+
+func (NoHost) Approve(context.Context, protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error) {
+	return protocol.ApprovalRequestResult{}, ErrNobodyToAsk
+}
+
+func (NoHost) Ask(context.Context, protocol.UserAskParams) (protocol.UserAskResult, error) {
+	return protocol.UserAskResult{}, ErrNobodyToAsk
+}
+
+func (NoHost) PlanChanged(context.Context, []protocol.TodoItem) {}
+
+// Checkpointer saves a path's prior state before a request first changes
+// it, so that the request can be undone. Nil means no undo store.
+type Checkpointer interface {
+	// Save records path's current state (bytes, mode, or absence) under
+	// requestID, durably, before the change. It is called for every path a
+	// change touches; recording a path twice keeps the first state.
+	Save(requestID, path string) error
+	// Wrote tells the store what Tether left at path, so undo can tell a
+	// later change by someone else from its own.
+	Wrote(requestID, path string) error
+}
+
+// Settings are the knobs of a connection (or one CLI run) that change how
+// tools behave. A zero field means its default; the accessors apply them,
+// and tool descriptions are rendered from the same accessors, so a
+// description never states a number the code does not use.
+type Settings struct {
+	// Mode is the permission mode; empty means protocol.ModeDefault.
+	Mode protocol.Mode
+	// RgPath is the ripgrep binary; empty means it was not found.
+	RgPath string
+	// TokenBudget is the output budget of calls that name none.
+	TokenBudget int
+	// SettleTime is how long a change waits for the editor to publish fresh
+	// diagnostics for the files it changed; negative means do not wait.
+	SettleTime time.Duration
+	// ShellTimeout is the shell tool's default timeout.
+	ShellTimeout time.Duration
+}
+
+// PermissionMode is the mode in force.
+func (s *Settings) PermissionMode() protocol.Mode {
+	if s == nil || s.Mode == "" {
+		return protocol.ModeDefault
+	}
+	return s.Mode
+}
+
+// Budget is the default budget of a call.
+func (s *Settings) Budget() Budget {
+	if s == nil {
+		return NewBudget(0, 0)
+	}
+	return NewBudget(0, s.TokenBudget)
+}
+
+// DefaultSettleTime is how long a change waits for the editor's fresh
+// diagnostics when the settings name no other.
+const DefaultSettleTime = 1500 * time.Millisecond
+
+// Settle is how long a change waits for fresh diagnostics; negative: not at all.
+func (s *Settings) Settle() time.Duration {
+	if s == nil || s.SettleTime == 0 {
+		return DefaultSettleTime
+	}
+	return s.SettleTime
+}
+
+// ShellDefaultTimeout is the shell tool's timeout when a call names none.
+func (s *Settings) ShellDefaultTimeout() time.Duration {
+	if s == nil || s.ShellTimeout <= 0 {
+		return shell.DefaultTimeout
+	}
+	return s.ShellTimeout
+}
+
+// Env is fixed for a connection (or one CLI run): where the workspace is,
+// who to ask, the settings, and the project's stores.
+type Env struct {
+	Workspace *workspace.Workspace
+	// Host reaches the user; nil means nobody can be asked (NoHost).
+	Host Host
+	// Log receives infrastructure faults; nil discards them.
+	Log *slog.Logger
+	// Capabilities are what the client said it can do in initialize.
+	Capabilities protocol.ClientCapabilities
+	Settings     Settings
+
+	// The project's stores (see package stores). Each may be nil: without
+	// Checkpoints no change is undoable, without Rules every step asks,
+	// without Staging dryRun refuses changes, without Jobs background
+	// commands are refused.
+	Checkpoints Checkpointer
+	Rules       *permission.Rules
+	Staging     *staging.Store
+	Jobs        *shell.Jobs
+	// Trusted is the user's word that the project's own code may run: its
+	// test runners then run without asking.
+	Trusted bool
+
+	// What the editor knows: its diagnostics (nil when the client sends
+	// none) and its files with unsaved changes.
+	Diagnostics *diagnostics.Store
+	Dirty       *diagnostics.Dirty
+}
+
+// Attach lends a project's open stores to the Env.
+func (e *Env) Attach(st *stores.Stores) {
+	e.Checkpoints = st.Undo
+	e.Rules = st.Rules
+	e.Staging = st.Staging
+	e.Trusted = st.Trusted
+	if st.Jobs != nil {
+		e.Jobs = st.Jobs
+	}
+}
+
+// host is the Env's host, never nil.
+func (e *Env) host() Host {
+	if e == nil || e.Host == nil {
+		return NoHost{}
+	}
+	return e.Host
+}
+
+// logger is the Env's logger, never nil.
+func (e *Env) logger() *slog.Logger {
+	if e == nil || e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
+}
+
+// Mode is the permission mode in force.
+func (e *Env) Mode() protocol.Mode { return e.Settings.PermissionMode() }
+
+// Call is one invocation of a tool.
+type Call struct {
+	Name      string
+	Args      json.RawMessage
+	RequestID string
+	Budget    Budget
+	Session   *Session
+	Env       *Env
+	// Prepare is set when the caller only wants a preview: no side effects.
+	Prepare bool
+}
+
+// Host is who the call may ask; never nil.
+func (c *Call) Host() Host { return c.Env.host() }
+
+// Log is the call's logger, tagged with the tool and request; never nil.
+func (c *Call) Log() *slog.Logger {
+	return c.Env.logger().With("tool", c.Name, "request", c.RequestID)
+}
+
+// Result is what a tool answers.
+type Result struct {
+	Content string
+	IsError bool
+	// Diff is the unified diff of what was written (or would be, in a preview).
+	Diff string
+	// NeedsApproval is set on previews of calls that would ask the user.
+	NeedsApproval bool
+	// Title is a short human label for previews ("Edit main.go").
+	Title string
+}
+
+// Failf makes the result of a call that did not do what was asked, whose
+// text tells the model what to do next.
+func Failf(format string, args ...any) Result {
+	if len(args) == 0 {
+		return Result{Content: format, IsError: true}
+	}
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Text makes a plain result.
+func Text(s string) Result { return Result{Content: s} }
+
+// Cancelled is the result of a call stopped by its caller.
+func Cancelled(what string) Result {
+	return Failf("%s was cancelled; no partial result is returned", what)
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	// Name is the tool's name, as the model calls it.
+	Name() string
+	// Info describes the tool to a client, its description rendered with
+	// the numbers s puts in force.
+	Info(s *Settings) protocol.ToolInfo
+	// Describe says in a few words what a call with these arguments will
+	// do, for progress messages; it has no side effect.
+	Describe(args json.RawMessage) string
+	// Run does the call. A refusal or a mistake of the model is a Result
+	// with IsError; an error is a fault below the tool, which the Registry
+	// logs. A Result returned with an error, when it has content, is what
+	// the model is told about the fault.
+	Run(ctx context.Context, c *Call) (Result, error)
+}
