@@ -12,7 +12,6 @@ import (
 	"github.com/tether-dev/tether/diagnostics"
 )
 
-
 // problemWatch remembers the diagnostics of the files a change is about to
 // write, so that afterwards only the problems the change introduced are
 // reported, and only from a publish that came after the write.

@@ -14,7 +14,6 @@ import (
 	"github.com/tether-dev/tether/protocol"
 )
 
-
 // Locate resolves a path argument for reading.
 func (c *Call) Locate(arg string) (workspace.Location, error) {
 	return c.Env.Workspace.Locate(arg)
