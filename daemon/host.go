@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -46,6 +47,24 @@ func (h *host) PlanChanged(ctx context.Context, items []protocol.TodoItem) {
 		return
 	}
 	h.notify(ctx, protocol.MethodTodoChanged, protocol.TodoChangedParams{Items: items})
+}
+
+// Activity sends tools/activity, where the client shows plans.
+func (h *host) Activity(ctx context.Context, a protocol.Activity) {
+	if !h.caps.Todo {
+		return
+	}
+	h.notify(ctx, protocol.MethodToolsActivity, a)
+}
+
+// Chat sends model/chat and waits for the model's turn.
+func (h *host) Chat(ctx context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error) {
+	var res protocol.ModelChatResult
+	if !h.caps.Models {
+		return res, tool.ErrNoModel
+	}
+	err := h.callClient(ctx, protocol.MethodModelChat, p, &res)
+	return res, err
 }
 
 // notify sends a notification, even for a call just cancelled; a client

@@ -12,13 +12,14 @@ import (
 // attachServices gives an Env the project's stores (see package stores),
 // the editor's diagnostics and its unsaved buffers.
 func (s *server) attachServices(env *tool.Env, set protocol.Settings) error {
-	st, err := stores.Open(env.Workspace.Primary(), stores.Options{UndoKeep: set.UndoKeep, Jobs: true, Log: s.logger})
+	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{UndoKeep: set.UndoKeep, Jobs: true, Log: s.logger})
 	if err != nil {
 		return err
 	}
 	env.Attach(st)
 	env.Diagnostics = diagnostics.NewStore()
 	env.Dirty = &diagnostics.Dirty{}
+	env.Requests = tool.NewRequests()
 	switch ms := set.DiagnosticsSettleMs; {
 	case ms < 0:
 		env.Settings.SettleTime = -1

@@ -40,6 +40,8 @@ const (
 	MethodApprovalRequest = "approval/request"
 	MethodUserAsk         = "user/ask"
 	MethodTodoChanged     = "todo/changed"
+	MethodToolsActivity   = "tools/activity"
+	MethodModelChat       = "model/chat"
 	MethodLogMessage      = "window/logMessage"
 	MethodProgress        = "$/progress"
 )
@@ -79,8 +81,11 @@ type ClientCapabilities struct {
 	Approval bool `json:"approval,omitempty"`
 	// AskUser: the client answers user/ask.
 	AskUser bool `json:"askUser,omitempty"`
-	// Todo: the client shows todo/changed.
+	// Todo: the client shows todo/changed and tools/activity.
 	Todo bool `json:"todo,omitempty"`
+	// Models: the client answers model/chat with a language model it
+	// serves, which sub-agents need.
+	Models bool `json:"models,omitempty"`
 }
 
 // Settings are the daemon's configurable knobs, sent in initialize.
@@ -292,6 +297,96 @@ type UserAskResult struct {
 type TodoItem struct {
 	Text   string `json:"text"`
 	Status string `json:"status"`
+	// Activity is the tool calls made while this step was in progress.
+	Activity []Activity `json:"activity,omitempty"`
+}
+
+// ActivityStatus is where a tool call stands.
+type ActivityStatus string
+
+const (
+	ActivityRunning ActivityStatus = "running"
+	ActivityOK      ActivityStatus = "ok"
+	ActivityError   ActivityStatus = "error"
+	ActivityRefused ActivityStatus = "refused" // the user or the permission mode said no
+)
+
+// Activity is one tool call starting or ending (tools/activity), including
+// the calls a compose program or a sub-agent makes, which name the call
+// they belong to in ParentCallID.
+type Activity struct {
+	RequestID    string         `json:"requestId"`
+	CallID       string         `json:"callId"`
+	ParentCallID string         `json:"parentCallId,omitempty"`
+	Tool         string         `json:"tool"`
+	Title        string         `json:"title"`
+	Status       ActivityStatus `json:"status"`
+	DurationMs   int64          `json:"durationMs,omitempty"`
+}
+
+// ChatRole is who speaks in a model/chat message.
+type ChatRole string
+
+const (
+	RoleUser      ChatRole = "user"
+	RoleAssistant ChatRole = "assistant"
+	RoleTool      ChatRole = "tool" // a tool's result, answering ToolCallID
+)
+
+// ChatToolCall is a tool call a model asked for.
+type ChatToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ChatMessage is one message of a model/chat conversation.
+type ChatMessage struct {
+	Role       ChatRole       `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []ChatToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string         `json:"toolCallId,omitempty"`
+}
+
+// ChatTool is a tool offered to the model in a model/chat turn.
+type ChatTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// ModelChatParams asks the client for one model turn of a sub-agent.
+type ModelChatParams struct {
+	RequestID string        `json:"requestId"`
+	Messages  []ChatMessage `json:"messages"`
+	Tools     []ChatTool    `json:"tools"`
+	MaxTokens int           `json:"maxTokens,omitempty"`
+	// ModelHint names a model family the caller prefers; the client may
+	// ignore it.
+	ModelHint string `json:"modelHint,omitempty"`
+}
+
+// StopReason says why a model turn ended.
+type StopReason string
+
+const (
+	StopEnd       StopReason = "end"       // the model finished its answer
+	StopToolCalls StopReason = "toolCalls" // the model wants tools run
+	StopLength    StopReason = "length"    // the turn hit maxTokens
+)
+
+// ChatUsage counts a turn's tokens.
+type ChatUsage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+}
+
+// ModelChatResult is one model turn.
+type ModelChatResult struct {
+	Content    string         `json:"content"`
+	ToolCalls  []ChatToolCall `json:"toolCalls"`
+	StopReason StopReason     `json:"stopReason"`
+	Usage      *ChatUsage     `json:"usage,omitempty"`
 }
 
 // TodoChangedParams carries the whole plan.

@@ -22,7 +22,7 @@ const (
 type globArgs struct {
 	Pattern    string `json:"pattern" jsonschema:"Glob matched against file paths relative to path: *.go (any depth), src/**/*.ts, cmd/*.go (direct children only), *.{ts,tsx}, docs/ (everything under docs), !*.md (all but)."`
 	Path       string `json:"path,omitempty" jsonschema:"Folder to search in, relative to the workspace folder or absolute. Default: the workspace folder."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most paths to return. Default 500, at most 5000."`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most paths to return."`
 }
 
 //go:embed glob.md
@@ -41,6 +41,7 @@ var Glob = tool.New(tool.Def[globArgs]{
 		s.Properties["pattern"].MinLength = jsonschema.Ptr(1)
 		s.Properties["max_results"].Minimum = jsonschema.Ptr(1.0)
 		s.Properties["max_results"].Maximum = jsonschema.Ptr(float64(globMaxPaths))
+		s.Properties["max_results"].Description += fmt.Sprintf(" Default %d, at most %d.", globDefaultPaths, globMaxPaths)
 	},
 	Describe: func(a globArgs) string { return "Finding files matching " + a.Pattern },
 	Run:      runGlob,

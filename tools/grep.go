@@ -29,8 +29,8 @@ type grepArgs struct {
 	Path            string `json:"path,omitempty" jsonschema:"File or folder to search, relative to the workspace folder or absolute. Default: the workspace folder."`
 	Glob            string `json:"glob,omitempty" jsonschema:"Only search files whose path (relative to path) matches this glob: *.go, src/**/*.ts, *.{ts,tsx}. A leading ! leaves matching files out: !*_test.go."`
 	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema:"Match letters regardless of case. Default false."`
-	ContextLines    int    `json:"context_lines,omitempty" jsonschema:"Lines to show before and after each match. Default 0."`
-	MaxMatches      int    `json:"max_matches,omitempty" jsonschema:"Most output lines to return, context lines included. Default 200, at most 2000."`
+	ContextLines    int    `json:"context_lines,omitempty" jsonschema:"Lines to show before and after each match. Default none."`
+	MaxMatches      int    `json:"max_matches,omitempty" jsonschema:"Most output lines to return, context lines included."`
 }
 
 //go:embed grep.md
@@ -51,6 +51,8 @@ var Grep = tool.New(tool.Def[grepArgs]{
 		s.Properties["context_lines"].Maximum = jsonschema.Ptr(float64(grepMaxContext))
 		s.Properties["max_matches"].Minimum = jsonschema.Ptr(1.0)
 		s.Properties["max_matches"].Maximum = jsonschema.Ptr(float64(grepMaxLines))
+		s.Properties["context_lines"].Description += fmt.Sprintf(" At most %d.", grepMaxContext)
+		s.Properties["max_matches"].Description += fmt.Sprintf(" Default %d, at most %d.", grepDefaultLines, grepMaxLines)
 	},
 	Describe: func(a grepArgs) string { return "Searching for " + a.Pattern },
 	Run:      runGrep,

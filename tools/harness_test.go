@@ -15,6 +15,7 @@ import (
 
 // fakeHost records approval requests and answers them with answer.
 type fakeHost struct {
+	tool.NoHost
 	answer   protocol.Answer
 	content  *string
 	hunks    []int

@@ -26,7 +26,7 @@ const MaxReadBytes = 2 << 20
 
 type readFileArgs struct {
 	Path   string `json:"path" jsonschema:"File to read: relative to the workspace folder, or absolute."`
-	Offset int    `json:"offset,omitempty" jsonschema:"First line to show, 1-based. Default 1."`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line to show, 1-based. Default: the first line."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"How many lines to show. Default: as many as fit in the output budget."`
 }
 

@@ -18,7 +18,7 @@ import (
 
 type shellArgs struct {
 	Command    string   `json:"command" jsonschema:"The command line, run with bash -c in the first workspace folder. Each call starts afresh: cd and variables do not carry over."`
-	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before a foreground command is stopped. Default 120; at most 600 (a larger value is lowered to 600). With background, the job is stopped after this long; without it, the job runs until it ends or is stopped."`
+	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before a foreground command is stopped. With background, the job is stopped after this long; without it, the job runs until it ends or is stopped."`
 	Background bool     `json:"background,omitempty" jsonschema:"Start the command as a background job and return at once with its job id, pid and log file. Use it for servers, watchers and anything that does not end by itself."`
 }
 
@@ -36,7 +36,10 @@ var Shell = tool.New(tool.Def[shellArgs]{
 		return struct {
 			DefaultTimeout    time.Duration
 			MaxTimeoutSeconds int
-		}{s.ShellDefaultTimeout(), int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second)}
+			// Unset says the default is shown because no settings are
+			// known (the extension's manifest), and the user may change it.
+			Unset bool
+		}{s.ShellDefaultTimeout(), int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), s == nil}
 	},
 	UserDescription: "Run a command in the terminal",
 	Risk:            protocol.RiskHigh,
@@ -47,6 +50,7 @@ var Shell = tool.New(tool.Def[shellArgs]{
 		// A pointer infers ["null","number"]; null means nothing here.
 		s.Properties["timeout"].Types = nil
 		s.Properties["timeout"].Type = "number"
+		s.Properties["timeout"].Description += fmt.Sprintf(" Default: the timeout the description gives; at most %d (a larger value is lowered to it).", int(shell.MaxTimeout/time.Second))
 	},
 	Describe: func(a shellArgs) string { return "Running: " + oneLine(a.Command, 80) },
 	Run:      runShell,
@@ -135,7 +139,7 @@ func describeOutcome(o shell.Outcome, foreground bool) (notes []string, failed b
 	switch o.Stop {
 	case shell.TimedOut:
 		failed = true
-		hint := "Pass a larger timeout (at most 600 seconds)"
+		hint := fmt.Sprintf("Pass a larger timeout (at most %d seconds)", int(max(shell.MaxTimeout, o.Timeout)/time.Second))
 		if foreground {
 			hint += ", or run it with background: true if it is a server or a watcher"
 		}

@@ -73,7 +73,7 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 2
 	}
-	st, err := stores.Open(env.Workspace.Primary(), stores.Options{Log: env.Log})
+	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{Log: env.Log})
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 1
@@ -203,6 +203,7 @@ func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tool.Env, error) {
 		Capabilities: protocol.ClientCapabilities{AskUser: true},
 		Settings:     tool.Settings{Mode: o.mode, RgPath: rg, TokenBudget: o.budget},
 		Log:          cliLogger(cio.stderr),
+		Requests:     tool.NewRequests(),
 	}, nil
 }
 

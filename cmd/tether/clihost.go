@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -19,6 +20,8 @@ import (
 // and no --yes the step is refused: headless runs are never silently
 // allowed.
 type cliHost struct {
+	tool.NoHost // no activity view, no model
+
 	yes      bool
 	stderr   io.Writer
 	terminal func() (io.ReadWriteCloser, error)

@@ -57,7 +57,7 @@ func (p *projectFlags) open(args []string, cio cmdIO) (*stores.Stores, *workspac
 		fmt.Fprintf(cio.stderr, "tether %s: %v\n", p.fs.Name()[len("tether "):], err)
 		return nil, nil, 2
 	}
-	st, err := stores.Open(ws.Primary(), stores.Options{Log: cliLogger(cio.stderr)})
+	st, err := tool.OpenStores(ws.Primary(), stores.Options{Log: cliLogger(cio.stderr)})
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether %s: %v\n", p.fs.Name()[len("tether "):], err)
 		return nil, nil, 1

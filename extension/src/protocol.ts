@@ -57,6 +57,8 @@ export const MethodStagedDrop = "staged/drop";
 export const MethodApprovalRequest = "approval/request";
 export const MethodUserAsk = "user/ask";
 export const MethodTodoChanged = "todo/changed";
+export const MethodToolsActivity = "tools/activity";
+export const MethodModelChat = "model/chat";
 export const MethodLogMessage = "window/logMessage";
 export const MethodProgress = "$/progress";
 
@@ -98,6 +100,28 @@ export const AnswerYes: Answer = "yes"; // this once
 export const AnswerAlways: Answer = "always"; // and from now on, within the request's alwaysScope
 export const AnswerSkip: Answer = "skip"; // carry on without this step
 export const AnswerNo: Answer = "no"; // stop
+
+/** ActivityStatus is where a tool call stands. */
+export type ActivityStatus = "running" | "ok" | "error" | "refused";
+
+export const ActivityRunning: ActivityStatus = "running";
+export const ActivityOK: ActivityStatus = "ok";
+export const ActivityError: ActivityStatus = "error";
+export const ActivityRefused: ActivityStatus = "refused"; // the user or the permission mode said no
+
+/** ChatRole is who speaks in a model/chat message. */
+export type ChatRole = "user" | "assistant" | "tool";
+
+export const RoleUser: ChatRole = "user";
+export const RoleAssistant: ChatRole = "assistant";
+export const RoleTool: ChatRole = "tool"; // a tool's result, answering ToolCallID
+
+/** StopReason says why a model turn ended. */
+export type StopReason = "end" | "toolCalls" | "length";
+
+export const StopEnd: StopReason = "end"; // the model finished its answer
+export const StopToolCalls: StopReason = "toolCalls"; // the model wants tools run
+export const StopLength: StopReason = "length"; // the turn hit maxTokens
 
 /** Modes lists every permission mode in the order they are documented. */
 export const Modes = [ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDryRun] as const;
@@ -223,6 +247,42 @@ export interface TodoChangedParams {
   items: TodoItem[] | null;
 }
 
+/**
+ * Activity is one tool call starting or ending (tools/activity), including
+ * the calls a compose program or a sub-agent makes, which name the call
+ * they belong to in ParentCallID.
+ */
+export interface Activity {
+  requestId: string;
+  callId: string;
+  parentCallId?: string;
+  tool: string;
+  title: string;
+  status: ActivityStatus;
+  durationMs?: number;
+}
+
+/** ModelChatParams asks the client for one model turn of a sub-agent. */
+export interface ModelChatParams {
+  requestId: string;
+  messages: ChatMessage[] | null;
+  tools: ChatTool[] | null;
+  maxTokens?: number;
+  /**
+   * ModelHint names a model family the caller prefers; the client may
+   * ignore it.
+   */
+  modelHint?: string;
+}
+
+/** ModelChatResult is one model turn. */
+export interface ModelChatResult {
+  content: string;
+  toolCalls: ChatToolCall[] | null;
+  stopReason: StopReason;
+  usage?: ChatUsage;
+}
+
 /** UndoListResult answers undo/list, newest first. */
 export interface UndoListResult {
   checkpoints: Checkpoint[] | null;
@@ -312,8 +372,13 @@ export interface ClientCapabilities {
   approval?: boolean;
   /** AskUser: the client answers user/ask. */
   askUser?: boolean;
-  /** Todo: the client shows todo/changed. */
+  /** Todo: the client shows todo/changed and tools/activity. */
   todo?: boolean;
+  /**
+   * Models: the client answers model/chat with a language model it
+   * serves, which sub-agents need.
+   */
+  models?: boolean;
 }
 
 /**
@@ -374,6 +439,36 @@ export interface Hunk {
 export interface TodoItem {
   text: string;
   status: string;
+  /** Activity is the tool calls made while this step was in progress. */
+  activity?: Activity[];
+}
+
+/** ChatMessage is one message of a model/chat conversation. */
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+  toolCalls?: ChatToolCall[];
+  toolCallId?: string;
+}
+
+/** ChatTool is a tool offered to the model in a model/chat turn. */
+export interface ChatTool {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+}
+
+/** ChatToolCall is a tool call a model asked for. */
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** ChatUsage counts a turn's tokens. */
+export interface ChatUsage {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** Checkpoint is one request's undo checkpoint. */

@@ -49,7 +49,7 @@ func Open(root string, o Options) (*Stores, error) {
 	}
 	u, err := undo.Open(root, undo.Options{Keep: o.UndoKeep, Log: log})
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the undo store for %s (%v); Tether does not change files it cannot undo. Check the XDG state folder with tether doctor", root, err)
+		return nil, fmt.Errorf("open undo store for %s: %w", root, err)
 	}
 	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root)}
 	if s.Rules, err = permission.LoadRules(RulesPath(root)); err != nil {

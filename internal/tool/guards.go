@@ -16,14 +16,39 @@ import (
 
 // Locate resolves a path argument for reading.
 func (c *Call) Locate(arg string) (workspace.Location, error) {
-	return c.Env.Workspace.Locate(arg)
+	loc, err := c.Env.Workspace.Locate(arg)
+	return loc, pathAdvice(arg, err)
+}
+
+// Abs makes a path argument absolute, without resolving symlinks.
+func (c *Call) Abs(arg string) (string, error) {
+	abs, err := c.Env.Workspace.Abs(arg)
+	return abs, pathAdvice(arg, err)
+}
+
+// pathAdvice turns workspace's refusal of a path argument into what the
+// model should do about it.
+func pathAdvice(arg string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, workspace.ErrEmptyPath):
+		return errors.New("path is empty: pass a file path relative to the workspace folder, or an absolute one")
+	case errors.Is(err, workspace.ErrNUL):
+		return errors.New("path contains a NUL byte, which no file name can hold; remove it")
+	case errors.Is(err, workspace.ErrTilde):
+		return fmt.Errorf("path %q starts with ~, which is not expanded: pass an absolute path or one relative to the workspace", arg)
+	case errors.Is(err, workspace.ErrDanglingLink):
+		return fmt.Errorf("%s is a symbolic link to a missing target; Tether will not follow it. Ask the user what it should point to", arg)
+	}
+	return fmt.Errorf("cannot resolve %s: %w", arg, err)
 }
 
 // LocateWrite resolves a path argument for a change and refuses anything
 // whose real path (symlinks resolved, "..", and for a new file its real
 // parent) lies outside the workspace folders.
 func (c *Call) LocateWrite(arg string) (workspace.Location, error) {
-	loc, err := c.Env.Workspace.Locate(arg)
+	loc, err := c.Locate(arg)
 	if err != nil {
 		return loc, err
 	}

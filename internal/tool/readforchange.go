@@ -123,7 +123,7 @@ func Snippet(text []byte, span edit.Span) string {
 // and not a symbolic link, because moving or deleting through a link would
 // act on whatever it points to rather than on the path the model named.
 func (c *Call) LocatePlainFile(arg, verb, dirAdvice string) (workspace.Location, fs.FileInfo, error) {
-	abs, err := c.Env.Workspace.Abs(arg)
+	abs, err := c.Abs(arg)
 	if err != nil {
 		return workspace.Location{}, nil, err
 	}

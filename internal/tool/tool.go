@@ -43,10 +43,20 @@ type Host interface {
 	// PlanChanged shows the agent's plan; a host with nowhere to show it
 	// drops it (the todo tool's result carries the plan too).
 	PlanChanged(ctx context.Context, items []protocol.TodoItem)
+	// Activity reports a tool call starting or ending, for a host that
+	// shows what the agent is doing; others drop it.
+	Activity(ctx context.Context, a protocol.Activity)
+	// Chat asks the client's language model for one turn of a sub-agent.
+	// It returns ErrNoModel when the client serves none.
+	Chat(ctx context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error)
 }
 
 // ErrNobodyToAsk is what NoHost answers: no user can be reached.
 var ErrNobodyToAsk = errors.New("nobody can be asked here")
+
+// ErrNoModel is what a host answers to Chat when its client serves no
+// language model.
+var ErrNoModel = errors.New("the client serves no language model")
 
 // NoHost is the host of a run where nobody can be asked: every approval
 // and question fails, so the steps that need one are refused. Hosts that
@@ -62,6 +72,12 @@ func (NoHost) Ask(context.Context, protocol.UserAskParams) (protocol.UserAskResu
 }
 
 func (NoHost) PlanChanged(context.Context, []protocol.TodoItem) {}
+
+func (NoHost) Activity(context.Context, protocol.Activity) {}
+
+func (NoHost) Chat(context.Context, protocol.ModelChatParams) (protocol.ModelChatResult, error) {
+	return protocol.ModelChatResult{}, ErrNoModel
+}
 
 // Checkpointer saves a path's prior state before a request first changes
 // it, so that the request can be undone. Nil means no undo store.
@@ -157,6 +173,10 @@ type Env struct {
 	// none) and its files with unsaved changes.
 	Diagnostics *diagnostics.Store
 	Dirty       *diagnostics.Dirty
+
+	// Requests remembers what each request has read from outside (the
+	// web), which later calls of the same request must answer for.
+	Requests *Requests
 }
 
 // Attach lends a project's open stores to the Env.
@@ -168,6 +188,16 @@ func (e *Env) Attach(st *stores.Stores) {
 	if st.Jobs != nil {
 		e.Jobs = st.Jobs
 	}
+}
+
+// OpenStores opens the stores of the project rooted at root, with the
+// advice a person needs when they cannot be opened.
+func OpenStores(root string, o stores.Options) (*stores.Stores, error) {
+	st, err := stores.Open(root, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w; Tether does not change files it cannot undo. Check the XDG state folder with tether doctor", err)
+	}
+	return st, nil
 }
 
 // host is the Env's host, never nil.
@@ -203,6 +233,13 @@ type Call struct {
 
 // Host is who the call may ask; never nil.
 func (c *Call) Host() Host { return c.Env.host() }
+
+// MarkUntrusted records that this call's request read content from
+// source, outside the user's control (a web page, search results).
+func (c *Call) MarkUntrusted(source string) { c.Env.Requests.MarkUntrusted(c.RequestID, source) }
+
+// Untrusted lists what this call's request has read from outside.
+func (c *Call) Untrusted() []string { return c.Env.Requests.Untrusted(c.RequestID) }
 
 // Log is the call's logger, tagged with the tool and request; never nil.
 func (c *Call) Log() *slog.Logger {

@@ -13,6 +13,16 @@ import (
 	"strings"
 )
 
+// Reasons a path argument is refused, wrapped in an *fs.PathError with the
+// operation and the path; callers that speak to people or models say what
+// to do about each.
+var (
+	ErrEmptyPath    = errors.New("empty path")
+	ErrNUL          = errors.New("path contains a NUL byte")
+	ErrTilde        = errors.New("path starts with ~, which is not expanded")
+	ErrDanglingLink = errors.New("symbolic link to a missing target")
+)
+
 // Root is one workspace folder.
 type Root struct {
 	Name string
@@ -64,13 +74,13 @@ func (w *Workspace) Primary() string { return w.roots[0].Path }
 // paths taken from the primary folder. Symlinks are not resolved here.
 func (w *Workspace) Abs(p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
-		return "", errors.New("path is empty: pass a file path relative to the workspace folder, or an absolute one")
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: ErrEmptyPath}
 	}
 	if strings.ContainsRune(p, 0) {
-		return "", errors.New("path contains a NUL byte")
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: ErrNUL}
 	}
 	if strings.HasPrefix(p, "~/") || p == "~" {
-		return "", fmt.Errorf("path %q starts with ~, which is not expanded: pass an absolute path or one relative to the workspace", p)
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: ErrTilde}
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.Primary(), p)
@@ -91,7 +101,7 @@ func Real(abs string) (string, error) {
 	}
 	// A dangling symlink at the leaf must not be followed blindly: refuse.
 	if fi, lerr := os.Lstat(abs); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return "", fmt.Errorf("%s is a symlink to a missing target", abs)
+		return "", &fs.PathError{Op: "resolve", Path: abs, Err: ErrDanglingLink}
 	}
 	parent, base := filepath.Split(abs)
 	parent = filepath.Clean(parent)
@@ -154,7 +164,7 @@ func (w *Workspace) Locate(p string) (Location, error) {
 	}
 	real, err := Real(abs)
 	if err != nil {
-		return Location{}, fmt.Errorf("cannot resolve %s: %w", p, err)
+		return Location{}, err
 	}
 	return Location{Abs: abs, Real: real, Inside: w.Contains(real)}, nil
 }
