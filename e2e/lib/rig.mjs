@@ -23,7 +23,8 @@ export function rigPaths() {
     codeServer: path.join(cache, 'cs/node_modules/code-server/out/node/entry.js'),
     toolsDir: path.join(cache, 'tools'),
     chromium: process.env.CHROMIUM || '/usr/bin/chromium',
-    run: path.join(cache, 'run'),
+    // TETHER_E2E_RUN keeps runs from different checkouts apart.
+    run: process.env.TETHER_E2E_RUN || path.join(cache, 'run'),
   };
 }
 
