@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,12 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/tether-dev/tether/internal/rpctest"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
@@ -347,11 +346,6 @@ func readPid(t *testing.T, file string) int {
 	return 0
 }
 
-// reaped reports that a child of this process is gone, not even a zombie.
-func reaped(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
-
 func TestGrepStopKillsRipgrep(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	h := newHarness(t)
@@ -362,7 +356,7 @@ while :; do printf '%s\0%s\n' a.txt 1:hit; done`)
 	if !strings.HasPrefix(got, "a.txt:1:hit\na.txt:1:hit\na.txt:1:hit\n[stopped after 3 lines") {
 		t.Fatalf("got %q", got)
 	}
-	if pid := readPid(t, pidFile); !reaped(pid) {
+	if pid := readPid(t, pidFile); !rpctest.Reaped(pid) {
 		t.Fatalf("ripgrep (pid %d) is still there after grep stopped at max_matches", pid)
 	}
 }
@@ -377,7 +371,7 @@ while :; do printf 'x.go\0'; done`)
 	if !strings.HasPrefix(got, "x.go\nx.go\n[stopped after 2 paths") {
 		t.Fatalf("got %q", got)
 	}
-	if pid := readPid(t, pidFile); !reaped(pid) {
+	if pid := readPid(t, pidFile); !rpctest.Reaped(pid) {
 		t.Fatalf("ripgrep (pid %d) is still there after glob stopped at max_results", pid)
 	}
 }
@@ -405,7 +399,7 @@ exec sleep 1000`)
 		if !r.IsError || !strings.Contains(r.Content, "cancelled") || strings.Contains(r.Content, "a.txt") || strings.Contains(r.Content, "x.go") {
 			t.Errorf("%s: %+v, want a cancellation error with no partial output", call.name, r)
 		}
-		if !reaped(pid) {
+		if !rpctest.Reaped(pid) {
 			t.Errorf("%s: ripgrep (pid %d) is still there after cancel", call.name, pid)
 		}
 	}

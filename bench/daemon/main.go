@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.lsp.dev/uri"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/rpctest"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -72,7 +72,7 @@ func run(bin string, calls, starts int) error {
 	if err != nil {
 		return err
 	}
-	rows = append(rows, row{fmt.Sprintf("start → initialize reply, median of %d", starts), ms(median(startTimes)), "< 20 ms"})
+	rows = append(rows, row{fmt.Sprintf("start → initialize reply, median of %d", starts), measure.Ms(measure.Median(startTimes)), "< 20 ms"})
 
 	d, err := rpctest.Start(context.Background(), bin, env, nil)
 	if err != nil {
@@ -82,7 +82,7 @@ func run(bin string, calls, starts int) error {
 	if err := initialize(d, ws); err != nil {
 		return err
 	}
-	rss, err := vmRSS(d.Pid())
+	rss, err := measure.RSS(d.Pid(), "VmRSS")
 	if err != nil {
 		return err
 	}
@@ -96,9 +96,9 @@ func run(bin string, calls, starts int) error {
 	if err != nil {
 		return err
 	}
-	rows = append(rows, row{fmt.Sprintf("protocol-only round trip, median of %d", calls), us(median(bare)), ""})
+	rows = append(rows, row{fmt.Sprintf("protocol-only round trip, median of %d", calls), measure.Us(measure.Median(bare)), ""})
 
-	cpu0, err := cpuTime(d.Pid())
+	cpu0, err := measure.ProcCPU(d.Pid())
 	if err != nil {
 		return err
 	}
@@ -106,18 +106,18 @@ func run(bin string, calls, starts int) error {
 	if err != nil {
 		return err
 	}
-	cpu1, err := cpuTime(d.Pid())
+	cpu1, err := measure.ProcCPU(d.Pid())
 	if err != nil {
 		return err
 	}
 	rows = append(rows,
-		row{fmt.Sprintf("read_file %d B round trip, median of %d", size, calls), us(median(trips)), "< 100 µs"},
-		row{fmt.Sprintf("read_file %d B round trip, p90", size), us(percentile(trips, 90)), ""},
-		row{fmt.Sprintf("read_file %d B round trip, p99", size), us(percentile(trips, 99)), ""},
+		row{fmt.Sprintf("read_file %d B round trip, median of %d", size, calls), measure.Us(measure.Median(trips)), "< 100 µs"},
+		row{fmt.Sprintf("read_file %d B round trip, p90", size), measure.Us(measure.Percentile(trips, 90)), ""},
+		row{fmt.Sprintf("read_file %d B round trip, p99", size), measure.Us(measure.Percentile(trips, 99)), ""},
 		// CPU time does not depend on how busy the machine is; latency does.
-		row{"daemon CPU (user+sys) per read_file call", us((cpu1 - cpu0) / time.Duration(calls+calls/10)), ""},
+		row{"daemon CPU (user+sys) per read_file call", measure.Us((cpu1 - cpu0) / time.Duration(calls+calls/10)), ""},
 	)
-	if rss, err = vmRSS(d.Pid()); err == nil {
+	if rss, err = measure.RSS(d.Pid(), "VmRSS"); err == nil {
 		rows = append(rows, row{fmt.Sprintf("RSS after %d calls", calls), fmt.Sprintf("%.1f MB", float64(rss)/1024), ""})
 	}
 	print(rows)
@@ -205,51 +205,6 @@ func timeCalls(d *rpctest.Daemon, n int, params func(i int) any, check func(prot
 	}
 	return times, nil
 }
-
-// cpuTime reads the user and system CPU time a process has used.
-func cpuTime(pid int) (time.Duration, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	utime, err1 := strconv.Atoi(f[11])
-	stime, err2 := strconv.Atoi(f[12])
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
-	}
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond, nil
-}
-
-// vmRSS reads a process's resident set size, in KiB, from /proc.
-func vmRSS(pid int) (int, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-}
-
-func median(ds []time.Duration) time.Duration { return percentile(ds, 50) }
-
-func percentile(ds []time.Duration, p int) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[(len(s)-1)*p/100]
-}
-
-func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d.Nanoseconds())/1e3) }
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Nanoseconds())/1e6) }
 
 func print(rows []row) {
 	fmt.Printf("| %-44s | %10s | %-8s |\n", "measure", "figure", "target")

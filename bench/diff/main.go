@@ -20,11 +20,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/diff"
 	"github.com/tether-dev/tether/internal/diff/difftest"
 )
@@ -86,9 +86,9 @@ func main() {
 			w, c = timeRun(gnu)
 			wGNU, cGNU = append(wGNU, w), append(cGNU, c)
 		}
-		w1, w2, c1, c2 := median(wOurs), median(wGNU), median(cOurs), median(cGNU)
+		w1, w2, c1, c2 := measure.Median(wOurs), measure.Median(wGNU), measure.Median(cOurs), measure.Median(cGNU)
 		fmt.Printf("%-6s | %9s %9s %5.2fx | %9s %9s %5.2fx | %9d %10d\n", f+"%",
-			ms(w1), ms(w2), float64(w1)/float64(w2), ms(c1), ms(c2), float64(c1)/float64(c2),
+			measure.Ms(w1), measure.Ms(w2), float64(w1)/float64(w2), measure.Ms(c1), measure.Ms(c2), float64(c1)/float64(c2),
 			outputLines(ours), outputLines(gnu))
 	}
 }
@@ -110,14 +110,4 @@ func timeRun(argv []string) (wall, cpu time.Duration) {
 func outputLines(argv []string) int {
 	out, _ := exec.Command(argv[0], argv[1:]...).Output()
 	return bytes.Count(out, []byte("\n"))
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) string {
-	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
 }

@@ -26,10 +26,10 @@ import (
 	"log"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/tether-dev/tether/bench/internal/measure"
 
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
@@ -80,7 +80,7 @@ func main() {
 	plainArgs := search.GrepArgs(search.GrepQuery{Dir: b.dir, Pattern: *pattern, MaxColumns: toolColumns})
 	jsonArgs := []string{"--json", "--no-config", "--no-require-git", "--hidden", "--glob", "!.git", "--regexp", *pattern, "--", "."}
 
-	cases := []*measure{
+	cases := []*benchCase{
 		{name: fmt.Sprintf("grep tool, %s (%d lines)", *pattern, lines), run: b.tool("grep", moderateArgs)},
 		{name: "rg --json, same pattern", run: b.raw(jsonArgs)},
 		{name: "rg, the tool's exact flags", run: b.raw(plainArgs)},
@@ -99,13 +99,13 @@ func main() {
 	fmt.Printf("corpus %s (%d files), %s, %d CPUs, median of %d runs\n\n", b.dir, b.countFiles(), b.rgVersion(), runtime.NumCPU(), *runs)
 	fmt.Printf("%-42s %10s %10s\n", "case", "wall", "cpu")
 	for _, c := range cases {
-		fmt.Printf("%-42s %10s %10s\n", c.name, ms(c.medianWall()), ms(c.medianCPU()))
+		fmt.Printf("%-42s %10s %10s\n", c.name, measure.Ms(c.medianWall()), measure.Ms(c.medianCPU()))
 	}
 	tool, js, plain := cases[0], cases[1], cases[2]
 	fmt.Println()
-	fmt.Printf("%-42s %10s %10s\n", "grep tool / rg --json (target ≤ 1.10)", ratio(tool.medianWall(), js.medianWall()), ratio(tool.medianCPU(), js.medianCPU()))
-	fmt.Printf("%-42s %10s %10s\n", "grep tool / rg, same flags", ratio(tool.medianWall(), plain.medianWall()), ratio(tool.medianCPU(), plain.medianCPU()))
-	fmt.Printf("%-42s %10s\n", "broad grep, max 100 (target < 50 ms)", ms(max(cases[3].medianWall(), cases[4].medianWall())))
+	fmt.Printf("%-42s %10s %10s\n", "grep tool / rg --json (target ≤ 1.10)", measure.Ratio(tool.medianWall(), js.medianWall()), measure.Ratio(tool.medianCPU(), js.medianCPU()))
+	fmt.Printf("%-42s %10s %10s\n", "grep tool / rg, same flags", measure.Ratio(tool.medianWall(), plain.medianWall()), measure.Ratio(tool.medianCPU(), plain.medianCPU()))
+	fmt.Printf("%-42s %10s\n", "broad grep, max 100 (target < 50 ms)", measure.Ms(max(cases[3].medianWall(), cases[4].medianWall())))
 }
 
 type bench struct {
@@ -164,44 +164,20 @@ func (b *bench) rgVersion() string {
 	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 }
 
-// measure is one case and its timings.
-type measure struct {
+// benchCase is one case and its timings.
+type benchCase struct {
 	name      string
 	run       func()
 	wall, cpu []time.Duration
 }
 
-func (m *measure) once() {
-	cpu0 := cpuTime()
+func (m *benchCase) once() {
+	cpu0 := measure.CPU()
 	start := time.Now()
 	m.run()
 	m.wall = append(m.wall, time.Since(start))
-	m.cpu = append(m.cpu, cpuTime()-cpu0)
+	m.cpu = append(m.cpu, measure.CPU()-cpu0)
 }
 
-func (m *measure) medianWall() time.Duration { return median(m.wall) }
-func (m *measure) medianCPU() time.Duration  { return median(m.cpu) }
-
-// cpuTime is the user and system time of this process and of the
-// children it has waited for, ripgrep included.
-func cpuTime() time.Duration {
-	var total time.Duration
-	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(who, &ru); err != nil {
-			log.Fatal(err)
-		}
-		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	return total
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-
-func ratio(a, b time.Duration) string { return fmt.Sprintf("%.2f×", float64(a)/float64(b)) }
+func (m *benchCase) medianWall() time.Duration { return measure.Median(m.wall) }
+func (m *benchCase) medianCPU() time.Duration  { return measure.Median(m.cpu) }

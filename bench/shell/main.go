@@ -32,6 +32,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
@@ -122,12 +123,12 @@ func main() {
 	for r := 0; r < *rounds; r++ {
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
-			start, startCPU := time.Now(), cpuTime()
+			start, startCPU := time.Now(), measure.CPU()
 			if err := c.run(); err != nil {
 				log.Fatalf("%s: %v", c.name, err)
 			}
 			c.times = append(c.times, time.Since(start))
-			c.cpu = append(c.cpu, cpuTime()-startCPU)
+			c.cpu = append(c.cpu, measure.CPU()-startCPU)
 		}
 	}
 	report(cases, *rounds)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/undo"
 )
@@ -67,20 +68,20 @@ func run(rounds int, keep bool) error {
 	var tetherTimes, tetherCPU []time.Duration
 	for i := range rounds {
 		req := fmt.Sprintf("one-file-%d", i)
-		t0, c0 := time.Now(), processCPU()
+		t0, c0 := time.Now(), measure.ProcessCPU()
 		if err := store.Save(req, target); err != nil {
 			return err
 		}
-		d, c := time.Since(t0), processCPU()-c0
+		d, c := time.Since(t0), measure.ProcessCPU()-c0
 		if err := fsatomic.WriteFile(target, change(i), 0o644); err != nil {
 			return err
 		}
-		t1, c1 := time.Now(), processCPU()
+		t1, c1 := time.Now(), measure.ProcessCPU()
 		if err := store.Wrote(req, target); err != nil {
 			return err
 		}
 		tetherTimes = append(tetherTimes, d+time.Since(t1))
-		tetherCPU = append(tetherCPU, c+processCPU()-c1)
+		tetherCPU = append(tetherCPU, c+measure.ProcessCPU()-c1)
 	}
 
 	// Shadow git: a repository beside the tree, snapshotting all of it.
@@ -147,13 +148,13 @@ func run(rounds int, keep bool) error {
 				return err
 			}
 		}
-		t0, c0 := time.Now(), processCPU()
+		t0, c0 := time.Now(), measure.ProcessCPU()
 		rep, err := store.Undo("")
 		if err != nil {
 			return err
 		}
 		undoTimes = append(undoTimes, time.Since(t0))
-		undoCPU = append(undoCPU, processCPU()-c0)
+		undoCPU = append(undoCPU, measure.ProcessCPU()-c0)
 		if len(rep.Restored) != len(hundred) || len(rep.Conflicts) > 0 {
 			return fmt.Errorf("undo restored %d of %d files, conflicts %v", len(rep.Restored), len(hundred), rep.Conflicts)
 		}
@@ -168,10 +169,10 @@ func run(rounds int, keep bool) error {
 		return err
 	}
 	row := func(name string, wall, cpu []time.Duration) {
-		fmt.Printf("| %s | %s | %s | %s |\n", name, ms(median(wall)), ms(slices.Min(wall)), ms(median(cpu)))
+		fmt.Printf("| %s | %s | %s | %s |\n", name, measure.Ms(measure.Median(wall)), measure.Ms(slices.Min(wall)), measure.Ms(measure.Median(cpu)))
 	}
 	ratio := func(a, b []time.Duration) string {
-		return fmt.Sprintf("%.0fx", float64(median(a))/float64(median(b)))
+		return fmt.Sprintf("%.0fx", float64(measure.Median(a))/float64(measure.Median(b)))
 	}
 	fmt.Printf("| measurement | median wall | best wall | median CPU |\n| --- | --- | --- | --- |\n")
 	row("Tether checkpoint of one changed file (Save + Wrote, synced)", tetherTimes, tetherCPU)
@@ -179,18 +180,10 @@ func run(rounds int, keep bool) error {
 	fmt.Printf("| Tether cheaper by (target 100x) | %s | %.0fx | %s |\n", ratio(gitTimes, tetherTimes),
 		float64(slices.Min(gitTimes))/float64(slices.Min(tetherTimes)), ratio(gitCPU, tetherCPU))
 	row("Tether undo of a 100-file request (target under 100 ms)", undoTimes, undoCPU)
-	fmt.Printf("| shadow git, first snapshot of the tree (once) | %s | | |\n", ms(gitFirst))
+	fmt.Printf("| shadow git, first snapshot of the tree (once) | %s | | |\n", measure.Ms(gitFirst))
 	fmt.Printf("| on disk: Tether store after all of the above | %.2f MB | | |\n", float64(storeSize)/1e6)
 	fmt.Printf("| on disk: shadow git repository | %.2f MB | | |\n", float64(gitSize)/1e6)
 	return nil
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // copyTree copies regular files and symlinks of src into dst.

@@ -1,16 +1,15 @@
 package search
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/rpctest"
 	"go.uber.org/goleak"
 )
 
@@ -76,36 +75,17 @@ func waitForPid(t testing.TB, file string) int {
 	return 0
 }
 
-// goneSoon waits until gone(pid). A killed process closes its files a
+// goneSoon waits until pid no longer runs (rpctest.ProcessAlive). A killed process closes its files a
 // moment before the kernel marks it dead, so right after its pipes close
 // it may still show as running; the deadline only turns a survivor into a
 // failure.
 func goneSoon(pid int) bool {
 	deadline := time.Now().Add(10 * time.Second)
-	for !gone(pid) {
+	for rpctest.ProcessAlive(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 	return true
-}
-
-// gone reports whether a process no longer runs: it does not exist, or
-// it is a zombie waiting for a parent that is not this test (init reaps
-// orphans in its own time).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
-	}
-	return false
 }

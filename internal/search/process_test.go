@@ -6,15 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-)
 
-// reaped reports that pid is not even a zombie any more: its parent (this
-// test's process, for a direct child) has waited for it.
-func reaped(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
+	"github.com/tether-dev/tether/internal/rpctest"
+)
 
 func TestStopAtLimitKillsRipgrep(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
@@ -29,7 +24,7 @@ while :; do printf '%s\0%s\n' a.txt 1:match; done`)
 	if res.Stop != AtLimit || res.Lines != 5 || strings.Count(res.Text, "a.txt:1:match\n") != 5 {
 		t.Fatalf("stop=%v lines=%d text=%q", res.Stop, res.Lines, res.Text)
 	}
-	if pid := waitForPid(t, pidFile); !reaped(pid) {
+	if pid := waitForPid(t, pidFile); !rpctest.Reaped(pid) {
 		t.Errorf("rg (pid %d) is still there after the search stopped", pid)
 	}
 	if child := waitForPid(t, pidFile+".child"); !goneSoon(child) {
@@ -76,7 +71,7 @@ wait`)
 		if !errors.Is(got.err, context.Canceled) || got.text != "" {
 			t.Errorf("files=%v: err=%v text=%q, want context.Canceled and nothing", files, got.err, got.text)
 		}
-		if !reaped(pid) {
+		if !rpctest.Reaped(pid) {
 			t.Errorf("files=%v: rg (pid %d) still there after cancel", files, pid)
 		}
 		if child := waitForPid(t, pidFile+".child"); !goneSoon(child) {
