@@ -23,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/internal/rpctest"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -171,26 +170,7 @@ func crashRun(t *testing.T, states []wsImage, script []crashStep, plan crashPlan
 // checkpoints.
 func startCrashDaemon(t *testing.T, ws, home string) *proc {
 	t.Helper()
-	p := &proc{t: t, dir: ws, state: filepath.Join(home, "state")}
-	d, err := rpctest.Start(context.Background(), binary(t), []string{
-		"XDG_STATE_HOME=" + p.state,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-		"XDG_DATA_HOME=" + filepath.Join(home, "data"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
-	}, p.handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Daemon = d
-	t.Cleanup(func() {
-		select {
-		case <-d.Exited():
-		default:
-			d.Kill()
-		}
-		<-d.Done()
-	})
-	return p
+	return startDaemonProc(t, ws, home, false)
 }
 
 // driveUntilKilled sends the script's calls one at a time and kills the

@@ -3,32 +3,16 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/edit/edittest"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
-
-// bigSource builds about size bytes of source-like text whose every line is
-// unique, with the line "\tmarker := uniqueNeedle()" in the middle.
-func bigSource(size int, eol string) string {
-	var b strings.Builder
-	b.Grow(size + 100)
-	marked := false
-	for i := 0; b.Len() < size; i++ {
-		if !marked && b.Len() >= size/2 {
-			b.WriteString("\tmarker := uniqueNeedle()" + eol)
-			marked = true
-		}
-		fmt.Fprintf(&b, "\tvalue%07d := compute(%d, \"some text\") // comment%s", i, i*7, eol)
-	}
-	return b.String()
-}
 
 // benchEnv is a workspace with one big file, read (in part) by the session,
 // and edits accepted without asking, as in acceptEdits mode.
@@ -81,7 +65,7 @@ func BenchmarkEditFile10MB(b *testing.B) {
 		prepare   bool
 	}{{"LF", "\n", false}, {"CRLF", "\r\n", false}, {"LF-prepare", "\n", true}, {"CRLF-prepare", "\r\n", true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			content := bigSource(10<<20, tc.eol)
+			content := edittest.BigSource(10<<20, tc.eol)
 			e := newBenchEnv(b, content)
 			b.SetBytes(int64(len(content)))
 			b.ResetTimer()
@@ -99,7 +83,7 @@ func BenchmarkEditFile10MB(b *testing.B) {
 // BenchmarkEditFileNotFound10MB is the miss path on the same file: the
 // search for the closest region and the explanation.
 func BenchmarkEditFileNotFound10MB(b *testing.B) {
-	content := bigSource(10<<20, "\n")
+	content := edittest.BigSource(10<<20, "\n")
 	for _, tc := range []struct {
 		name string
 		olds []string // alternated, so the repeat guard never trips

@@ -5,9 +5,6 @@
 # and the size of each diff in lines. Extra arguments go to the program
 # (see bench/diff/main.go), e.g. -runs 21 or -levels 5,50.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-command -v diff >/dev/null || { echo "GNU diff not found (apt-get install -y diffutils)" >&2; exit 1; }
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/diffbench" ./bench/diff
-"$bin/diffbench" "$@"
+. "$(dirname "$0")/../lib.sh"
+bench_build diff diff:diffutils
+"$bench_bin" "$@"

@@ -6,9 +6,6 @@
 # alternating runs in wall and CPU time, and the ratios. Extra arguments go
 # to the program (see bench/search/main.go), e.g. -runs 21 or -corpus DIR.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-command -v rg >/dev/null || { echo "ripgrep not found (apt-get install -y ripgrep)" >&2; exit 1; }
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/searchbench" ./bench/search
-"$bin/searchbench" "$@"
+. "$(dirname "$0")/../lib.sh"
+bench_build search rg:ripgrep
+"$bench_bin" "$@"

@@ -6,10 +6,6 @@
 # Figures only; nothing is asserted. Extra arguments go to the program
 # (see bench/shell/main.go), e.g. -rounds 1000.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-command -v git >/dev/null || { echo "git not found (apt-get install -y git)" >&2; exit 1; }
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/shellbench" ./bench/shell
-echo "shell overhead, $(go version | cut -d' ' -f3), $(nproc) CPU, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
-"$bin/shellbench" "$@"
+. "$(dirname "$0")/../lib.sh"
+bench_build shell git:git
+"$bench_bin" "$@"

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adrg/xdg"
+	"github.com/tether-dev/tether/internal/project"
 	"github.com/tether-dev/tether/internal/search"
 )
 
@@ -85,9 +85,9 @@ type namedDir struct{ what, path string }
 // directory rules: logs and undo checkpoints, allow lists, project memory.
 func tetherDirs() []namedDir {
 	return []namedDir{
-		{"state folder", filepath.Join(xdg.StateHome, "tether")},
-		{"config folder", filepath.Join(xdg.ConfigHome, "tether")},
-		{"data folder", filepath.Join(xdg.DataHome, "tether")},
+		{"state folder", filepath.Join(project.StateHome(), "tether")},
+		{"config folder", filepath.Join(project.ConfigHome(), "tether")},
+		{"data folder", filepath.Join(project.DataHome(), "tether")},
 	}
 }
 

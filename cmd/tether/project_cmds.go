@@ -19,50 +19,68 @@ import (
 // The commands in this file act on a project's stores from a terminal:
 // the same checkpoints, rules and staged changes the editor sees.
 
-func runUndo(args []string) int        { return undoMain(args, osIO()) }
-func runCheckpoints(args []string) int { return checkpointsMain(args, osIO()) }
-func runAllow(args []string) int       { return allowMain(args, osIO()) }
-func runStaged(args []string) int      { return stagedMain(args, osIO()) }
-func runTrust(args []string) int       { return trustMain(args, osIO()) }
+func runUndo(args []string) int        { return undoCmd.main(args, osIO()) }
+func runCheckpoints(args []string) int { return checkpointsCmd.main(args, osIO()) }
+func runAllow(args []string) int       { return allowCmd.main(args, osIO()) }
+func runStaged(args []string) int      { return stagedCmd.main(args, osIO()) }
+func runTrust(args []string) int       { return trustCmd.main(args, osIO()) }
 
-// projectFlags parses the flags every project command takes.
-type projectFlags struct {
-	fs        *flag.FlagSet
-	workspace string
-	json      bool
+// projectCommand is one command on a project's stores. Every one takes
+// --workspace and --json, opens the stores, runs, and closes them.
+type projectCommand struct {
+	name, usage string
+	// flags adds the command's own flags, if any.
+	flags func(fs *flag.FlagSet)
+	run   func(p *projectRun) int
 }
 
-func newProjectFlags(name, usage string, cio cmdIO) *projectFlags {
-	p := &projectFlags{fs: flag.NewFlagSet("tether "+name, flag.ContinueOnError)}
-	p.fs.SetOutput(cio.stderr)
-	p.fs.StringVar(&p.workspace, "workspace", ".", "the project's folder")
-	p.fs.BoolVar(&p.json, "json", false, "print JSON")
-	p.fs.Usage = func() {
-		fmt.Fprintf(cio.stderr, "usage: tether %s\n\nflags:\n", usage)
-		p.fs.PrintDefaults()
+// projectRun is what a project command runs with.
+type projectRun struct {
+	st   *stores.Stores
+	ws   *workspace.Workspace
+	fs   *flag.FlagSet
+	json bool
+	cio  cmdIO
+	name string
+}
+
+// main parses args, opens the project's stores and runs the command.
+func (c projectCommand) main(args []string, cio cmdIO) int {
+	fs := flag.NewFlagSet("tether "+c.name, flag.ContinueOnError)
+	fs.SetOutput(cio.stderr)
+	dir := fs.String("workspace", ".", "the project's folder")
+	asJSON := fs.Bool("json", false, "print JSON")
+	fs.Usage = func() {
+		fmt.Fprintf(cio.stderr, "usage: tether %s\n\nflags:\n", c.usage)
+		fs.PrintDefaults()
 	}
-	return p
-}
-
-// open parses args and opens the project's stores.
-func (p *projectFlags) open(args []string, cio cmdIO) (*stores.Stores, *workspace.Workspace, int) {
-	if err := p.fs.Parse(args); err != nil {
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			return nil, nil, 0
+			return 0
 		}
-		return nil, nil, 2
+		return 2
 	}
-	ws, err := workspace.New(p.workspace)
+	ws, err := workspace.New(*dir)
 	if err != nil {
-		fmt.Fprintf(cio.stderr, "tether %s: %v\n", p.fs.Name()[len("tether "):], err)
-		return nil, nil, 2
+		fmt.Fprintf(cio.stderr, "tether %s: %v\n", c.name, err)
+		return 2
 	}
 	st, err := tool.OpenStores(ws.Primary(), stores.Options{Log: cliLogger(cio.stderr)})
 	if err != nil {
-		fmt.Fprintf(cio.stderr, "tether %s: %v\n", p.fs.Name()[len("tether "):], err)
-		return nil, nil, 1
+		fmt.Fprintf(cio.stderr, "tether %s: %v\n", c.name, err)
+		return 1
 	}
-	return st, ws, -1
+	defer st.Close()
+	return c.run(&projectRun{st: st, ws: ws, fs: fs, json: *asJSON, cio: cio, name: c.name})
+}
+
+// fail reports an error of the command and returns its exit status.
+func (p *projectRun) fail(err error) int {
+	fmt.Fprintf(p.cio.stderr, "tether %s: %v\n", p.name, err)
+	return 1
 }
 
 func printJSON(cio cmdIO, v any) {
@@ -71,172 +89,161 @@ func printJSON(cio cmdIO, v any) {
 	_ = enc.Encode(v)
 }
 
-func undoMain(args []string, cio cmdIO) int {
-	p := newProjectFlags("undo", "undo [--workspace DIR] [CHECKPOINT]  (default: the newest not yet undone)", cio)
-	st, _, code := p.open(args, cio)
-	if code >= 0 {
-		return code
-	}
-	defer st.Close()
-	rep, err := st.Undo.Undo(p.fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(cio.stderr, "tether undo: %v\n", err)
-		return 1
-	}
-	if p.json {
-		printJSON(cio, rep)
-		return 0
-	}
-	fmt.Fprintf(cio.stdout, "Undid checkpoint %s.\n", rep.ID)
-	for _, f := range rep.Restored {
-		fmt.Fprintf(cio.stdout, "  restored  %s\n", f)
-	}
-	for _, c := range rep.Conflicts {
-		fmt.Fprintf(cio.stdout, "  left alone %s: %s\n", c.Path, c.Reason)
-	}
-	if len(rep.Conflicts) > 0 {
-		fmt.Fprintf(cio.stdout, "What could not be put back is kept: tether checkpoints %s shows it.\n", rep.ID)
-	}
-	return 0
-}
-
-func checkpointsMain(args []string, cio cmdIO) int {
-	p := newProjectFlags("checkpoints", "checkpoints [--workspace DIR] [--json] [CHECKPOINT]  (with an id: its diff)", cio)
-	st, _, code := p.open(args, cio)
-	if code >= 0 {
-		return code
-	}
-	defer st.Close()
-	if id := p.fs.Arg(0); id != "" {
-		d, err := st.Undo.Show(id)
+var undoCmd = projectCommand{
+	name:  "undo",
+	usage: "undo [--workspace DIR] [CHECKPOINT]  (default: the newest not yet undone)",
+	run: func(p *projectRun) int {
+		rep, err := p.st.Undo.Undo(p.fs.Arg(0))
 		if err != nil {
-			fmt.Fprintf(cio.stderr, "tether checkpoints: %v\n", err)
-			return 1
+			return p.fail(err)
 		}
-		fmt.Fprint(cio.stdout, d)
-		return 0
-	}
-	cps, err := st.Undo.List()
-	if err != nil {
-		fmt.Fprintf(cio.stderr, "tether checkpoints: %v\n", err)
-		return 1
-	}
-	if p.json {
-		printJSON(cio, cps)
-		return 0
-	}
-	if len(cps) == 0 {
-		fmt.Fprintln(cio.stdout, "No checkpoints yet: every request that changes files leaves one.")
-		return 0
-	}
-	for _, c := range cps {
-		state := ""
-		if c.Undone {
-			state = " (undone)"
-		}
-		fmt.Fprintf(cio.stdout, "%s  %s  %s%s\n", c.ID, c.Created.Local().Format("2006-01-02 15:04"), c.Summary, state)
-	}
-	return 0
-}
-
-func allowMain(args []string, cio cmdIO) int {
-	p := newProjectFlags("allow", "allow [--workspace DIR] [--reset]  (list or clear the saved \"always\" answers)", cio)
-	reset := p.fs.Bool("reset", false, "forget every saved \"always\" answer")
-	st, ws, code := p.open(args, cio)
-	if code >= 0 {
-		return code
-	}
-	defer st.Close()
-	rules := st.Rules.List()
-	if *reset {
-		if err := st.Rules.Reset(); err != nil {
-			fmt.Fprintf(cio.stderr, "tether allow: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(cio.stdout, "Forgot %d saved answer(s); every step asks again.\n", len(rules))
-		return 0
-	}
-	if p.json {
-		printJSON(cio, rules)
-		return 0
-	}
-	if len(rules) == 0 {
-		fmt.Fprintf(cio.stdout, "No saved \"always\" answers for %s.\n", ws.Primary())
-		return 0
-	}
-	fmt.Fprintf(cio.stdout, "Saved \"always\" answers (%s):\n", stores.RulesPath(ws.Primary()))
-	for _, r := range rules {
-		fmt.Fprintf(cio.stdout, "  always %s  (since %s)\n", r, r.Added.Local().Format("2006-01-02"))
-	}
-	return 0
-}
-
-func stagedMain(args []string, cio cmdIO) int {
-	p := newProjectFlags("staged", "staged [--workspace DIR] [list | show ID | apply [ID...] | drop [ID...]]", cio)
-	st, ws, code := p.open(args, cio)
-	if code >= 0 {
-		return code
-	}
-	defer st.Close()
-	verb, ids := p.fs.Arg(0), p.fs.Args()
-	if len(ids) > 0 {
-		ids = ids[1:]
-	}
-	entries, err := st.Staging.List()
-	if err != nil {
-		fmt.Fprintf(cio.stderr, "tether staged: %v\n", err)
-		return 1
-	}
-	switch verb {
-	case "", "list":
 		if p.json {
-			printJSON(cio, entries)
+			printJSON(p.cio, rep)
 			return 0
 		}
-		if len(entries) == 0 {
-			fmt.Fprintln(cio.stdout, "Nothing is staged. Changes are staged in the dryRun permission mode.")
+		fmt.Fprintf(p.cio.stdout, "Undid checkpoint %s.\n", rep.ID)
+		for _, f := range rep.Restored {
+			fmt.Fprintf(p.cio.stdout, "  restored  %s\n", f)
 		}
-		for _, e := range entries {
-			fmt.Fprintf(cio.stdout, "%s  %s\n", e.ID, e.Title)
+		for _, c := range rep.Conflicts {
+			fmt.Fprintf(p.cio.stdout, "  left alone %s: %s\n", c.Path, c.Reason)
+		}
+		if len(rep.Conflicts) > 0 {
+			fmt.Fprintf(p.cio.stdout, "What could not be put back is kept: tether checkpoints %s shows it.\n", rep.ID)
 		}
 		return 0
-	case "show":
-		for _, id := range ids {
-			e, err := st.Staging.Get(id)
+	},
+}
+
+var checkpointsCmd = projectCommand{
+	name:  "checkpoints",
+	usage: "checkpoints [--workspace DIR] [--json] [CHECKPOINT]  (with an id: its diff)",
+	run: func(p *projectRun) int {
+		if id := p.fs.Arg(0); id != "" {
+			d, err := p.st.Undo.Show(id)
 			if err != nil {
-				fmt.Fprintf(cio.stderr, "tether staged: %v\n", err)
-				return 1
+				return p.fail(err)
 			}
-			fmt.Fprint(cio.stdout, e.Diff)
+			fmt.Fprint(p.cio.stdout, d)
+			return 0
+		}
+		cps, err := p.st.Undo.List()
+		if err != nil {
+			return p.fail(err)
+		}
+		if p.json {
+			printJSON(p.cio, cps)
+			return 0
+		}
+		if len(cps) == 0 {
+			fmt.Fprintln(p.cio.stdout, "No checkpoints yet: every request that changes files leaves one.")
+			return 0
+		}
+		for _, c := range cps {
+			state := ""
+			if c.Undone {
+				state = " (undone)"
+			}
+			fmt.Fprintf(p.cio.stdout, "%s  %s  %s%s\n", c.ID, c.Created.Local().Format("2006-01-02 15:04"), c.Summary, state)
 		}
 		return 0
-	case "drop":
-		if len(ids) == 0 {
-			for _, e := range entries {
-				ids = append(ids, e.ID)
+	},
+}
+
+var allowCmd = func() projectCommand {
+	var reset *bool
+	return projectCommand{
+		name:  "allow",
+		usage: "allow [--workspace DIR] [--reset]  (list or clear the saved \"always\" answers)",
+		flags: func(fs *flag.FlagSet) { reset = fs.Bool("reset", false, "forget every saved \"always\" answer") },
+		run: func(p *projectRun) int {
+			rules := p.st.Rules.List()
+			if *reset {
+				if err := p.st.Rules.Reset(); err != nil {
+					return p.fail(err)
+				}
+				fmt.Fprintf(p.cio.stdout, "Forgot %d saved answer(s); every step asks again.\n", len(rules))
+				return 0
 			}
-		}
-		for _, id := range ids {
-			e, err := st.Staging.Get(id)
-			if err == nil {
-				err = st.Staging.Remove(e.ID)
+			if p.json {
+				printJSON(p.cio, rules)
+				return 0
 			}
-			if err != nil {
-				fmt.Fprintf(cio.stderr, "tether staged: %v\n", err)
-				return 1
+			if len(rules) == 0 {
+				fmt.Fprintf(p.cio.stdout, "No saved \"always\" answers for %s.\n", p.ws.Primary())
+				return 0
 			}
-			fmt.Fprintf(cio.stdout, "dropped %s  %s\n", e.ID, e.Title)
-		}
-		return 0
-	case "apply":
-		return applyStaged(st, ws, entries, ids, cio)
+			fmt.Fprintf(p.cio.stdout, "Saved \"always\" answers (%s):\n", stores.RulesPath(p.ws.Primary()))
+			for _, r := range rules {
+				fmt.Fprintf(p.cio.stdout, "  always %s  (since %s)\n", r, r.Added.Local().Format("2006-01-02"))
+			}
+			return 0
+		},
 	}
-	fmt.Fprintf(cio.stderr, "tether staged: unknown action %q: use list, show, apply or drop\n", verb)
-	return 2
+}()
+
+var stagedCmd = projectCommand{
+	name:  "staged",
+	usage: "staged [--workspace DIR] [list | show ID | apply [ID...] | drop [ID...]]",
+	run: func(p *projectRun) int {
+		verb, ids := p.fs.Arg(0), p.fs.Args()
+		if len(ids) > 0 {
+			ids = ids[1:]
+		}
+		entries, err := p.st.Staging.List()
+		if err != nil {
+			return p.fail(err)
+		}
+		switch verb {
+		case "", "list":
+			if p.json {
+				printJSON(p.cio, entries)
+				return 0
+			}
+			if len(entries) == 0 {
+				fmt.Fprintln(p.cio.stdout, "Nothing is staged. Changes are staged in the dryRun permission mode.")
+			}
+			for _, e := range entries {
+				fmt.Fprintf(p.cio.stdout, "%s  %s\n", e.ID, e.Title)
+			}
+			return 0
+		case "show":
+			for _, id := range ids {
+				e, err := p.st.Staging.Get(id)
+				if err != nil {
+					return p.fail(err)
+				}
+				fmt.Fprint(p.cio.stdout, e.Diff)
+			}
+			return 0
+		case "drop":
+			if len(ids) == 0 {
+				for _, e := range entries {
+					ids = append(ids, e.ID)
+				}
+			}
+			for _, id := range ids {
+				e, err := p.st.Staging.Get(id)
+				if err == nil {
+					err = p.st.Staging.Remove(e.ID)
+				}
+				if err != nil {
+					return p.fail(err)
+				}
+				fmt.Fprintf(p.cio.stdout, "dropped %s  %s\n", e.ID, e.Title)
+			}
+			return 0
+		case "apply":
+			return applyStaged(p, entries, ids)
+		}
+		fmt.Fprintf(p.cio.stderr, "tether staged: unknown action %q: use list, show, apply or drop\n", verb)
+		return 2
+	},
 }
 
 // applyStaged writes staged changes, oldest first, as one undoable request.
-func applyStaged(st *stores.Stores, ws *workspace.Workspace, entries []staging.Entry, ids []string, cio cmdIO) int {
+func applyStaged(p *projectRun, entries []staging.Entry, ids []string) int {
+	st, ws, cio := p.st, p.ws, p.cio
 	if len(ids) == 0 {
 		for _, e := range entries {
 			ids = append(ids, e.ID)
@@ -280,22 +287,22 @@ func applyStaged(st *stores.Stores, ws *workspace.Workspace, entries []staging.E
 	return 0
 }
 
-func trustMain(args []string, cio cmdIO) int {
-	p := newProjectFlags("trust", "trust [--workspace DIR] [--off]  (let the project's test runners run without asking)", cio)
-	off := p.fs.Bool("off", false, "withdraw the trust")
-	st, ws, code := p.open(args, cio)
-	if code >= 0 {
-		return code
+var trustCmd = func() projectCommand {
+	var off *bool
+	return projectCommand{
+		name:  "trust",
+		usage: "trust [--workspace DIR] [--off]  (let the project's test runners run without asking)",
+		flags: func(fs *flag.FlagSet) { off = fs.Bool("off", false, "withdraw the trust") },
+		run: func(p *projectRun) int {
+			if err := shell.SetTrusted(p.ws.Primary(), !*off); err != nil {
+				return p.fail(err)
+			}
+			if *off {
+				fmt.Fprintf(p.cio.stdout, "%s is no longer trusted: its test runners ask before they run.\n", p.ws.Primary())
+			} else {
+				fmt.Fprintf(p.cio.stdout, "%s is trusted: its test runners (go test, npm test, pytest…) run without asking. They run the project's own code; undo with tether trust --off.\n", p.ws.Primary())
+			}
+			return 0
+		},
 	}
-	defer st.Close()
-	if err := shell.SetTrusted(ws.Primary(), !*off); err != nil {
-		fmt.Fprintf(cio.stderr, "tether trust: %v\n", err)
-		return 1
-	}
-	if *off {
-		fmt.Fprintf(cio.stdout, "%s is no longer trusted: its test runners ask before they run.\n", ws.Primary())
-	} else {
-		fmt.Fprintf(cio.stdout, "%s is trusted: its test runners (go test, npm test, pytest…) run without asking. They run the project's own code; undo with tether trust --off.\n", ws.Primary())
-	}
-	return 0
-}
+}()

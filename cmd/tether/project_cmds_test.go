@@ -24,26 +24,26 @@ func TestUndoAndCheckpointsCommands(t *testing.T) {
 	if fileContent(t, path) == original {
 		t.Fatal("the edit did not happen")
 	}
-	list := runIn(t, checkpointsMain, dir)
+	list := runIn(t, checkpointsCmd.main, dir)
 	if list.code != 0 || !strings.Contains(list.stdout, "edited demo.go") {
 		t.Fatalf("checkpoints: %d %q %q", list.code, list.stdout, list.stderr)
 	}
 	id := strings.Fields(list.stdout)[0]
-	show := runIn(t, checkpointsMain, dir, id)
+	show := runIn(t, checkpointsCmd.main, dir, id)
 	if show.code != 0 || !strings.Contains(show.stdout, "return 41") {
 		t.Fatalf("checkpoints %s: %q", id, show.stdout)
 	}
-	undone := runIn(t, undoMain, dir)
+	undone := runIn(t, undoCmd.main, dir)
 	if undone.code != 0 || !strings.Contains(undone.stdout, "restored  demo.go") {
 		t.Fatalf("undo: %d %q %q", undone.code, undone.stdout, undone.stderr)
 	}
 	if fileContent(t, path) != original {
 		t.Fatal("undo did not restore the file")
 	}
-	if again := runIn(t, undoMain, dir, id); again.code != 1 || again.stderr == "" {
+	if again := runIn(t, undoCmd.main, dir, id); again.code != 1 || again.stderr == "" {
 		t.Fatalf("undoing twice: %d %q", again.code, again.stderr)
 	}
-	if list := runIn(t, checkpointsMain, dir); !strings.Contains(list.stdout, "(undone)") {
+	if list := runIn(t, checkpointsCmd.main, dir); !strings.Contains(list.stdout, "(undone)") {
 		t.Fatalf("an undone checkpoint must stay listed: %q", list.stdout)
 	}
 }
@@ -54,7 +54,7 @@ func TestUndoReportsConflicts(t *testing.T) {
 	if err := writeFile(path, "the user's own version\n"); err != nil {
 		t.Fatal(err)
 	}
-	r := runIn(t, undoMain, dir)
+	r := runIn(t, undoCmd.main, dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "left alone demo.go") {
 		t.Fatalf("undo with a conflict: %d %q", r.code, r.stdout)
 	}
@@ -66,24 +66,24 @@ func TestUndoReportsConflicts(t *testing.T) {
 func TestStagedCommands(t *testing.T) {
 	dir, path := workspaceWith(t, "demo.go", original)
 	runCallIn(t, dir, noTerminal(), "", append([]string{"--mode", "dryRun"}, editAnswer...)...)
-	list := runIn(t, stagedMain, dir)
+	list := runIn(t, stagedCmd.main, dir)
 	if list.code != 0 || !strings.Contains(list.stdout, "demo.go") {
 		t.Fatalf("staged: %q %q", list.stdout, list.stderr)
 	}
 	id := strings.Fields(list.stdout)[0]
-	if show := runIn(t, stagedMain, dir, "show", id); !strings.Contains(show.stdout, "+func Answer() int { return 42 }") {
+	if show := runIn(t, stagedCmd.main, dir, "show", id); !strings.Contains(show.stdout, "+func Answer() int { return 42 }") {
 		t.Fatalf("staged show: %q", show.stdout)
 	}
-	if r := runIn(t, stagedMain, dir, "apply"); r.code != 0 || !strings.Contains(r.stdout, "applied "+id) || !strings.Contains(r.stdout, "tether undo") {
+	if r := runIn(t, stagedCmd.main, dir, "apply"); r.code != 0 || !strings.Contains(r.stdout, "applied "+id) || !strings.Contains(r.stdout, "tether undo") {
 		t.Fatalf("staged apply: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(fileContent(t, path), "return 42") {
 		t.Fatal("apply did not write")
 	}
-	if r := runIn(t, stagedMain, dir); !strings.Contains(r.stdout, "Nothing is staged") {
+	if r := runIn(t, stagedCmd.main, dir); !strings.Contains(r.stdout, "Nothing is staged") {
 		t.Fatalf("after apply: %q", r.stdout)
 	}
-	if r := runIn(t, stagedMain, dir, "frobnicate"); r.code != 2 {
+	if r := runIn(t, stagedCmd.main, dir, "frobnicate"); r.code != 2 {
 		t.Fatalf("unknown action: %d", r.code)
 	}
 }
@@ -91,23 +91,23 @@ func TestStagedCommands(t *testing.T) {
 func TestAllowAndTrustCommands(t *testing.T) {
 	dir, _ := workspaceWith(t, "demo.go", original)
 	isolateXDG(t)
-	if r := runIn(t, allowMain, dir); r.code != 0 || !strings.Contains(r.stdout, "No saved") {
+	if r := runIn(t, allowCmd.main, dir); r.code != 0 || !strings.Contains(r.stdout, "No saved") {
 		t.Fatalf("allow: %q", r.stdout)
 	}
 	// "a" at the terminal saves an always answer for edits.
 	if r := runCallIn(t, dir, typing("a\n"), "", editAnswer...); r.code != 0 {
 		t.Fatalf("call: %d %s", r.code, r.stderr)
 	}
-	if r := runIn(t, allowMain, dir); !strings.Contains(r.stdout, "always change files inside the workspace") {
+	if r := runIn(t, allowCmd.main, dir); !strings.Contains(r.stdout, "always change files inside the workspace") {
 		t.Fatalf("allow after 'a': %q", r.stdout)
 	}
-	if r := runIn(t, allowMain, dir, "--reset"); r.code != 0 || !strings.Contains(r.stdout, "Forgot 1") {
+	if r := runIn(t, allowCmd.main, dir, "--reset"); r.code != 0 || !strings.Contains(r.stdout, "Forgot 1") {
 		t.Fatalf("allow --reset: %q", r.stdout)
 	}
-	if r := runIn(t, trustMain, dir); r.code != 0 || !strings.Contains(r.stdout, "is trusted") {
+	if r := runIn(t, trustCmd.main, dir); r.code != 0 || !strings.Contains(r.stdout, "is trusted") {
 		t.Fatalf("trust: %q %q", r.stdout, r.stderr)
 	}
-	if r := runIn(t, trustMain, dir, "--off"); r.code != 0 || !strings.Contains(r.stdout, "no longer trusted") {
+	if r := runIn(t, trustCmd.main, dir, "--off"); r.code != 0 || !strings.Contains(r.stdout, "no longer trusted") {
 		t.Fatalf("trust --off: %q", r.stdout)
 	}
 }

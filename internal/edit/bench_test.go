@@ -1,31 +1,15 @@
 package edit
 
 import (
-	"fmt"
-	"strings"
 	"testing"
-)
 
-// bigSource is about size bytes of source-like lines, each unique, with
-// "\tmarker := uniqueNeedle()" in the middle.
-func bigSource(size int, eol string) []byte {
-	var b strings.Builder
-	b.Grow(size + 100)
-	marked := false
-	for i := 0; b.Len() < size; i++ {
-		if !marked && b.Len() >= size/2 {
-			b.WriteString("\tmarker := uniqueNeedle()" + eol)
-			marked = true
-		}
-		fmt.Fprintf(&b, "\tvalue%07d := compute(%d, \"some text\") // comment%s", i, i*7, eol)
-	}
-	return []byte(b.String())
-}
+	"github.com/tether-dev/tether/internal/edit/edittest"
+)
 
 func BenchmarkApply10MB(b *testing.B) {
 	for _, eol := range []struct{ name, eol string }{{"LF", "\n"}, {"CRLF", "\r\n"}} {
 		b.Run(eol.name, func(b *testing.B) {
-			content := bigSource(10<<20, eol.eol)
+			content := []byte(edittest.BigSource(10<<20, eol.eol))
 			b.SetBytes(int64(len(content)))
 			for b.Loop() {
 				if _, err := Apply(content, Edit{Old: "uniqueNeedle()", New: "uniqueNeedle2()"}); err != nil {
@@ -37,7 +21,7 @@ func BenchmarkApply10MB(b *testing.B) {
 }
 
 func BenchmarkClosest10MB(b *testing.B) {
-	content := bigSource(10<<20, "\n")
+	content := []byte(edittest.BigSource(10<<20, "\n"))
 	for _, tc := range []struct{ name, old string }{
 		{"indentation", "    value0100000 := compute(700000, \"some text\") // comment\n    value0100001 := compute(700007, \"some text\") // comment\n"},
 		{"typo", "\tvalue0150000 := comptue(1050000, \"some text\") // comment"},

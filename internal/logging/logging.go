@@ -10,9 +10,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
-	"github.com/adrg/xdg"
+	"github.com/tether-dev/tether/internal/project"
 )
 
 // EnvLevel names the environment variable that sets the level before the
@@ -115,7 +116,11 @@ func ParseLevel(name string) (slog.Level, error) {
 // DefaultPath is the log file's path, $XDG_STATE_HOME/tether/log/tether.log;
 // it creates the folder.
 func DefaultPath() (string, error) {
-	return xdg.StateFile(fileRelPath)
+	path := filepath.Join(project.StateHome(), fileRelPath)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 func setFromEnv(level *slog.LevelVar) error {

@@ -35,14 +35,23 @@ func Key(root string) string {
 // StateDir is where the project's machine-written state lives (undo
 // checkpoints): $XDG_STATE_HOME/tether/projects/<key>.
 func StateDir(root string) string {
-	return filepath.Join(baseDir("XDG_STATE_HOME", xdg.StateHome), "tether", "projects", Key(root))
+	return filepath.Join(StateHome(), "tether", "projects", Key(root))
 }
 
 // ConfigDir is where the project's user decisions live (saved approvals):
 // $XDG_CONFIG_HOME/tether/projects/<key>.
 func ConfigDir(root string) string {
-	return filepath.Join(baseDir("XDG_CONFIG_HOME", xdg.ConfigHome), "tether", "projects", Key(root))
+	return filepath.Join(ConfigHome(), "tether", "projects", Key(root))
 }
+
+// StateHome is $XDG_STATE_HOME (default ~/.local/state).
+func StateHome() string { return baseDir("XDG_STATE_HOME", xdg.StateHome) }
+
+// ConfigHome is $XDG_CONFIG_HOME (default ~/.config).
+func ConfigHome() string { return baseDir("XDG_CONFIG_HOME", xdg.ConfigHome) }
+
+// DataHome is $XDG_DATA_HOME (default ~/.local/share).
+func DataHome() string { return baseDir("XDG_DATA_HOME", xdg.DataHome) }
 
 // baseDir reads the variable now rather than trusting xdg's copy, which is
 // taken once at program start: tests and long-lived daemons whose

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/adrg/xdg"
+	"github.com/tether-dev/tether/internal/project"
 )
 
 // Each daemon keeps its job logs in a folder of its own under the jobs
@@ -30,11 +30,7 @@ const (
 // daemon whose environment is changed on purpose) is obeyed. The XDG
 // specification says a relative value is invalid and must be ignored.
 func JobsRoot() string {
-	base := xdg.StateHome
-	if v := os.Getenv("XDG_STATE_HOME"); v != "" && filepath.IsAbs(v) {
-		base = v
-	}
-	return filepath.Join(base, "tether", "jobs")
+	return filepath.Join(project.StateHome(), "tether", "jobs")
 }
 
 // claimFolder makes this daemon's folder. It is built under a temporary
