@@ -41,7 +41,7 @@ func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, er
 		return protocol.ToolPrepareResult{Title: c.Name, Message: "There is no tool named " + c.Name}, nil
 	}
 	message := t.Describe(c.Args)
-	if t.Info(nil).ReadOnly {
+	if tool.IsReadOnly(t) {
 		return protocol.ToolPrepareResult{Title: message, Message: message}, nil
 	}
 	c.Prepare = true

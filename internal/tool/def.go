@@ -94,6 +94,8 @@ func (t *defTool[A]) init() {
 
 func (t *defTool[A]) Name() string { return t.def.Name }
 
+func (t *defTool[A]) readOnly() bool { return t.def.ReadOnly }
+
 func (t *defTool[A]) Info(s *Settings) protocol.ToolInfo {
 	t.init()
 	return protocol.ToolInfo{

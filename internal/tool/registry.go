@@ -135,6 +135,15 @@ func isRepeatable(t Tool) bool {
 	return ok && r.Repeatable()
 }
 
+// IsReadOnly reports whether t changes nothing, without rendering its
+// description.
+func IsReadOnly(t Tool) bool {
+	if r, ok := t.(interface{ readOnly() bool }); ok {
+		return r.readOnly()
+	}
+	return t.Info(nil).ReadOnly
+}
+
 // Conditional is implemented by tools offered only in some environments
 // (problems needs an editor that sends diagnostics).
 type Conditional interface {
