@@ -64,8 +64,11 @@ export function planTreeItem(item: TodoItem): vscode.TreeItem {
   return t;
 }
 
-/** A duration as a person reads it: 340 ms, 1.2 s, 2 min 5 s. */
+/** A duration as a person reads it: <1 ms, 340 ms, 1.2 s, 2 min 5 s. */
 export function formatDuration(ms: number): string {
+  if (ms < 1) {
+    return "<1 ms"; // the daemon reports whole milliseconds
+  }
   if (ms < 1000) {
     return `${Math.max(0, Math.round(ms))} ms`;
   }
