@@ -33,6 +33,7 @@ func (s *server) methodTable() map[string]method {
 		protocol.MethodStagedList:       s.stagedList,
 		protocol.MethodStagedApply:      s.stagedApply,
 		protocol.MethodStagedDrop:       s.stagedDrop,
+		protocol.MethodToolsResult:      s.toolsResult,
 	}
 }
 
@@ -130,6 +131,7 @@ func (s *server) spawn(reply jsonrpc2.Replier, c *jsonrpc2.Call, m method) {
 	s.calls.Add(1)
 	s.mu.Unlock()
 
+	ctx = withCallID(ctx, id)
 	go func() {
 		defer s.calls.Done()
 		start := time.Now()

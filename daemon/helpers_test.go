@@ -126,10 +126,14 @@ type fixture struct {
 
 	approvals chan protocol.ApprovalRequestParams
 	answer    atomic.Value // protocol.Answer: how the client answers approvals ("wait": never)
+	// chat answers model/chat, as the editor's language model would.
+	chat func(ctx context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error)
 }
 
 type fixtureOptions struct {
 	maxMessageBytes int64
+	registry        *tool.Registry // nil: the test tools
+	chat            func(ctx context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error)
 }
 
 // start serves a fresh workspace; the daemon is not yet initialized.
@@ -146,8 +150,13 @@ func start(t testing.TB, opts ...fixtureOptions) *fixture {
 		served:    make(chan struct{}),
 		log:       &syncBuffer{},
 		approvals: make(chan protocol.ApprovalRequestParams, 16),
+		chat:      o.chat,
 	}
 	f.answer.Store(protocol.AnswerYes)
+	reg := o.registry
+	if reg == nil {
+		reg = f.tools.registry()
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	f.in = inW
@@ -156,7 +165,7 @@ func start(t testing.TB, opts ...fixtureOptions) *fixture {
 	go func() {
 		err := daemon.Serve(ctx, inR, outW, daemon.Options{
 			Version:         "test-1",
-			Registry:        f.tools.registry(),
+			Registry:        reg,
 			Log:             logging.New(f.log, slog.LevelInfo),
 			MaxMessageBytes: o.maxMessageBytes,
 		})
@@ -186,6 +195,15 @@ func (f *fixture) handle(ctx context.Context, method string, params json.RawMess
 		return protocol.ApprovalRequestResult{Answer: answer}, nil
 	case protocol.MethodUserAsk:
 		return protocol.UserAskResult{Answer: "b"}, nil
+	case protocol.MethodModelChat:
+		if f.chat == nil {
+			break
+		}
+		var p protocol.ModelChatParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		return f.chat(ctx, p)
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }

@@ -89,6 +89,9 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if err != nil {
 		s.logger.Warn("grep and glob will not work until ripgrep is available", "err", err)
 	}
+	if set.AgentMaxTurns < 0 {
+		return nil, invalidParams("settings.agentMaxTurns is %d: it must be a positive number of model turns, or absent for the default", set.AgentMaxTurns)
+	}
 	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
 		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
 	}
@@ -100,7 +103,8 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget},
+		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns},
+		Results:      tool.NewResults(),
 	}
 	if err := s.attachServices(env, set); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

@@ -33,6 +33,7 @@ const (
 	MethodStagedList         = "staged/list"
 	MethodStagedApply        = "staged/apply"
 	MethodStagedDrop         = "staged/drop"
+	MethodToolsResult        = "tools/result"
 )
 
 // Daemon → client methods, sent only where initialize said the client can.
@@ -106,6 +107,8 @@ type Settings struct {
 	// DiagnosticsSettleMs is how long a change waits for the editor's fresh
 	// diagnostics, in milliseconds; default 1500, negative to not wait.
 	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
+	// AgentMaxTurns is how many model turns a sub-agent may take; default 30.
+	AgentMaxTurns int `json:"agentMaxTurns,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -387,6 +390,27 @@ type ModelChatResult struct {
 	ToolCalls  []ChatToolCall `json:"toolCalls"`
 	StopReason StopReason     `json:"stopReason"`
 	Usage      *ChatUsage     `json:"usage,omitempty"`
+	// MaxInputTokens is the window of the model that answered, in tokens:
+	// a sub-agent whose conversation outgrows it is stopped. Absent when
+	// the client does not know it.
+	MaxInputTokens int `json:"maxInputTokens,omitempty"`
+}
+
+// ToolResultParams names a call whose result the client wants to show
+// again (tools/result): a row of the plan view the user clicked.
+type ToolResultParams struct {
+	CallID string `json:"callId"`
+}
+
+// ToolResultResult is a recent call's result, as the model was given it.
+// The daemon keeps only the latest results of a connection.
+type ToolResultResult struct {
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	IsError bool   `json:"isError"`
+	Diff    string `json:"diff,omitempty"`
 }
 
 // TodoChangedParams carries the whole plan.

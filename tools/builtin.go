@@ -21,5 +21,6 @@ func Builtin() *tool.Registry {
 		Shell,
 		ShellOutput,
 		ShellKill,
+		Agent,
 	)
 }

@@ -38,6 +38,7 @@ var Problems = tool.New(tool.Def[problemsArgs]{
 	Permission:      "auto",
 	ReadOnly:        true,
 	Available:       func(env *tool.Env) bool { return env.Capabilities.Diagnostics && env.Diagnostics != nil },
+	NotAvailable:    "needs an editor that publishes its diagnostics (the VS Code extension)",
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["severity"].Enum = []any{"error", "warning", "info", "hint"}
 	},

@@ -38,6 +38,7 @@ var ShellKill = tool.New(tool.Def[shellKillArgs]{
 	Permission:      "asks",
 	ReadOnly:        false,
 	Available:       func(env *tool.Env) bool { return env.Jobs != nil },
+	NotAvailable:    "needs a daemon that keeps background jobs (tether serve)",
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["job_id"].MinLength = jsonschema.Ptr(1)
 	},

@@ -33,6 +33,7 @@ var ShellOutput = tool.New(tool.Def[shellOutputArgs]{
 	Permission:      "auto",
 	ReadOnly:        true,
 	Available:       func(env *tool.Env) bool { return env.Jobs != nil },
+	NotAvailable:    "needs a daemon that keeps background jobs (tether serve)",
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["job_id"].MinLength = jsonschema.Ptr(1)
 	},

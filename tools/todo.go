@@ -49,8 +49,9 @@ var Todo = tool.New(tool.Def[todoArgs]{
 		item.Properties["status"].Enum = []any{TodoPending, TodoInProgress, TodoDone}
 		item.Properties["text"].MinLength = jsonschema.Ptr(1)
 	},
-	Describe: func(a todoArgs) string { return "Updating the plan" },
-	Run:      runTodo,
+	Describe:   func(a todoArgs) string { return "Updating the plan" },
+	WritesPlan: true,
+	Run:        runTodo,
 })
 
 func runTodo(ctx context.Context, c *tool.Call, a todoArgs) (tool.Result, error) {
@@ -69,8 +70,14 @@ func runTodo(ctx context.Context, c *tool.Call, a todoArgs) (tool.Result, error)
 	if inProgress > 1 {
 		return tool.Failf("%d steps are in_progress; keep exactly one in progress at a time (mark the others pending or done)", inProgress), nil
 	}
-	c.Session.SetPlan(items)
-	c.Host().PlanChanged(ctx, items)
+	if c.Session.Depth() > 0 {
+		// A sub-agent's plan is its own working note: the view shows the
+		// plan of the agent the user talks to, with the sub-agent's calls
+		// under its step.
+		c.Session.SetPlan(items)
+		return tool.Text(FormatPlan(items)), nil
+	}
+	c.Session.PublishPlan(ctx, c.Host(), items)
 	return tool.Text(FormatPlan(items)), nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )
@@ -48,7 +49,30 @@ func toolsMain(args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether tools: %v\n", err)
 		return 1
 	}
+	printUnavailable(cio, headlessEnv())
 	return 0
+}
+
+// headlessEnv is what `tether call` can offer the tools: a terminal to ask
+// the user, no editor, no model.
+func headlessEnv() *tool.Env {
+	return &tool.Env{Capabilities: protocol.ClientCapabilities{AskUser: true}}
+}
+
+// printUnavailable lists the tools a run like env cannot offer, and why.
+func printUnavailable(cio cmdIO, env *tool.Env) {
+	first := true
+	for _, t := range tools.Builtin().Tools() {
+		why, off := tool.Unavailable(t, env)
+		if !off {
+			continue
+		}
+		if first {
+			fmt.Fprintln(cio.stdout, "\nUnavailable headless (tether call); offered where a client provides what they need:")
+			first = false
+		}
+		fmt.Fprintf(cio.stdout, "  %s: %s\n", t.Name(), why)
+	}
 }
 
 // oneLine is a tool's summary, cut to fit a table row.

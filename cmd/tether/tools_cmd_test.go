@@ -87,3 +87,18 @@ func TestOneLineDescription(t *testing.T) {
 		}
 	}
 }
+
+// Headless, agent is listed as unavailable, with what it needs.
+func TestToolsSaysWhatIsUnavailableHeadless(t *testing.T) {
+	r := runToolsIn(t)
+	_, tail, ok := strings.Cut(r.stdout, "Unavailable headless")
+	if !ok {
+		t.Fatalf("no list of unavailable tools:\n%s", r.stdout)
+	}
+	if !strings.Contains(tail, "  agent: needs a client that serves a language model (model/chat)") {
+		t.Errorf("agent is not listed as unavailable with its reason:\n%s", tail)
+	}
+	if strings.Contains(tail, "read_file") {
+		t.Errorf("read_file is listed as unavailable:\n%s", tail)
+	}
+}

@@ -55,7 +55,7 @@ const scriptedModel = {
     }];
   },
   async provideLanguageModelChatResponse(_model, messages, options, progress) {
-    const script = loadScript();
+    const script = childScript(loadScript(), messages);
     const done = messages.flatMap((m) => m.content).filter((p) => p instanceof vscode.LanguageModelToolResultPart).length;
     const offered = new Set((options.tools || []).map((t) => t.name));
     const step = script.steps[done];
@@ -73,6 +73,22 @@ const scriptedModel = {
     return Math.ceil((typeof text === 'string' ? text : JSON.stringify(text)).length / 4);
   },
 };
+
+/**
+ * A conversation Tether's daemon started for a sub-agent (its first message
+ * is the sub-agent's brief) plays the script's `child` part, if it has one:
+ * { steps, reply }, with the daemon's own tool names (read_file, not
+ * tether_read_file). Every turn it answers is recorded.
+ */
+function childScript(script, messages) {
+  const first = messages.length > 0 ? textOf(messages[0].content) : '';
+  if (!script.child || !first.startsWith('You are a sub-agent')) {
+    return script;
+  }
+  const done = messages.flatMap((m) => m.content).filter((p) => p instanceof vscode.LanguageModelToolResultPart).length;
+  record({ kind: 'child-turn', turn: done + 1, brief: first.slice(0, 200) });
+  return script.child;
+}
 
 /** Shows text as a Markdown block quote, line for line, wrapping in the narrow chat view. */
 function quote(text) {

@@ -11,6 +11,7 @@ import { configSection } from "./config";
 import { Daemon, errorText } from "./daemon";
 import { DiagnosticsFeeder } from "./diagnostics";
 import { InfoDocuments } from "./infoDocuments";
+import { ModelBridge } from "./model";
 import { PlanView } from "./plan";
 import { StatusItem } from "./status";
 import { registerTools } from "./tools";
@@ -25,11 +26,12 @@ export function activate(context: vscode.ExtensionContext): void {
   approvals = new Approvals(daemon, log);
   const docs = new InfoDocuments();
   registerAsk(daemon);
+  new ModelBridge(daemon, log);
   context.subscriptions.push(
     log,
     new StatusItem(daemon),
     new DiagnosticsFeeder(daemon),
-    new PlanView(daemon),
+    new PlanView(daemon, docs),
     docs,
     ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log),
     ...registerCommands(daemon, approvals, docs, log),

@@ -52,6 +52,7 @@ export const MethodPermissionsReset = "permissions/reset";
 export const MethodStagedList = "staged/list";
 export const MethodStagedApply = "staged/apply";
 export const MethodStagedDrop = "staged/drop";
+export const MethodToolsResult = "tools/result";
 
 /** Daemon → client methods, sent only where initialize said the client can. */
 export const MethodApprovalRequest = "approval/request";
@@ -281,6 +282,33 @@ export interface ModelChatResult {
   toolCalls: ChatToolCall[] | null;
   stopReason: StopReason;
   usage?: ChatUsage;
+  /**
+   * MaxInputTokens is the window of the model that answered, in tokens:
+   * a sub-agent whose conversation outgrows it is stopped. Absent when
+   * the client does not know it.
+   */
+  maxInputTokens?: number;
+}
+
+/**
+ * ToolResultParams names a call whose result the client wants to show
+ * again (tools/result): a row of the plan view the user clicked.
+ */
+export interface ToolResultParams {
+  callId: string;
+}
+
+/**
+ * ToolResultResult is a recent call's result, as the model was given it.
+ * The daemon keeps only the latest results of a connection.
+ */
+export interface ToolResultResult {
+  callId: string;
+  tool: string;
+  title: string;
+  content: string;
+  isError: boolean;
+  diff?: string;
 }
 
 /** UndoListResult answers undo/list, newest first. */
@@ -403,6 +431,8 @@ export interface Settings {
    * diagnostics, in milliseconds; default 1500, negative to not wait.
    */
   diagnosticsSettleMs?: number;
+  /** AgentMaxTurns is how many model turns a sub-agent may take; default 30. */
+  agentMaxTurns?: number;
 }
 
 /** ServerInfo names the daemon. */

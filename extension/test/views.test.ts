@@ -32,7 +32,7 @@ test("todo/changed fills the plan view and shows it", () => {
   view.onDidChangeTreeData(() => changed++);
   daemon.notificationHandlers.get("todo/changed")!({ items: [{ text: "a", status: "done" }, { text: "b", status: "in_progress" }] });
   assert.equal(fake.treeProviders.get(planViewId), view);
-  assert.deepEqual(view.getChildren().map((i) => i.text), ["a", "b"]);
+  assert.deepEqual(view.getChildren().map((n) => (n.kind === "item" ? n.item.text : n.kind)), ["a", "b"]);
   assert.equal(changed, 1);
   assert.equal(fake.contexts.get("tether.hasPlan"), true);
   daemon.notificationHandlers.get("todo/changed")!({ items: null });

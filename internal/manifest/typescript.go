@@ -35,6 +35,8 @@ var ProtocolTypes = []reflect.Type{
 	reflect.TypeFor[protocol.Activity](),
 	reflect.TypeFor[protocol.ModelChatParams](),
 	reflect.TypeFor[protocol.ModelChatResult](),
+	reflect.TypeFor[protocol.ToolResultParams](),
+	reflect.TypeFor[protocol.ToolResultResult](),
 	reflect.TypeFor[protocol.UndoListResult](),
 	reflect.TypeFor[protocol.UndoParams](),
 	reflect.TypeFor[protocol.UndoResult](),

@@ -47,6 +47,7 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	decision, reason := permission.Decide(c.Env.Mode(), s.Action)
 	switch decision {
 	case permission.Deny:
+		c.refused = true
 		return Verdict{Refusal: Failf("%s", reason)}
 	case permission.Allow:
 		return Verdict{Allowed: true}
@@ -71,6 +72,7 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	ans, err := c.Host().Approve(ctx, s.Request)
 	if err != nil {
 		if errors.Is(err, ErrNobodyToAsk) {
+			c.refused = true
 			return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what)}
 		}
 		if ctx.Err() != nil {
@@ -90,8 +92,10 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 			}
 		}
 	case protocol.AnswerSkip:
+		c.refused = true
 		v.Refusal = Failf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", what)
 	case protocol.AnswerNo:
+		c.refused = true
 		v.Refusal = Failf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", what)
 	default:
 		v.Refusal = Failf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what)

@@ -44,7 +44,13 @@ type Def[A any] struct {
 	Describe func(args A) string
 	// Available, when set, says whether the tool is offered in env.
 	Available func(env *Env) bool
-	Run       func(ctx context.Context, c *Call, args A) (Result, error)
+	// NotAvailable says, for people, what the tool needs where Available
+	// says no ("a client that serves a language model").
+	NotAvailable string
+	// WritesPlan marks the tool that writes the plan (todo): its own calls
+	// are not listed under the plan's steps.
+	WritesPlan bool
+	Run        func(ctx context.Context, c *Call, args A) (Result, error)
 }
 
 type defTool[A any] struct {
@@ -128,6 +134,10 @@ func (t *defTool[A]) Available(env *Env) bool {
 }
 
 func (t *defTool[A]) Repeatable() bool { return t.def.Repeatable }
+
+func (t *defTool[A]) UnavailableReason() string { return t.def.NotAvailable }
+
+func (t *defTool[A]) WritesPlan() bool { return t.def.WritesPlan }
 
 // Describe says what a call will do, in a few words; arguments that do
 // not decode get the tool's own short description.

@@ -70,6 +70,7 @@ func (c *Call) PermitRead(ctx context.Context, loc workspace.Location) error {
 	case permission.Allow:
 		return nil
 	case permission.Deny:
+		c.refused = true
 		return errors.New(reason)
 	}
 	if c.Prepare {
@@ -88,6 +89,7 @@ func (c *Call) PermitRead(ctx context.Context, loc workspace.Location) error {
 		AlwaysScope: "reading in " + dir,
 	})
 	if errors.Is(err, ErrNobodyToAsk) {
+		c.refused = true
 		return fmt.Errorf("%s is outside the workspace, so reading it needs the user's approval, and nobody can be asked here", loc.Abs)
 	}
 	if err != nil {
@@ -97,8 +99,10 @@ func (c *Call) PermitRead(ctx context.Context, loc workspace.Location) error {
 	case protocol.AnswerYes, protocol.AnswerAlways:
 		return nil
 	case protocol.AnswerNo:
+		c.refused = true
 		return fmt.Errorf("the user declined reading %s; it did not happen. Stop and ask the user how to proceed", loc.Abs)
 	}
+	c.refused = true
 	return fmt.Errorf("the user skipped reading %s; it did not happen. Carry on without it", loc.Abs)
 }
 

@@ -84,7 +84,16 @@ func (r *Registry) Names() []string {
 // a third time is refused, a panicking tool becomes an error result instead
 // of a dead daemon, a fault below the tool is logged and told to the model
 // as what it is, and no result exceeds the call's output budget.
+//
+// Every call that is not a preview is reported as activity (running, then
+// how it ended) where the client shows it, and attached to the plan's step
+// in progress.
 func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
+	c.Registry = r
+	if !c.Prepare {
+		act := r.begin(ctx, c)
+		defer func() { act.end(ctx, res) }()
+	}
 	t, ok := r.byName[c.Name]
 	if !ok {
 		return Failf("there is no tool named %q. The tools are: %s.", c.Name, strings.Join(r.Names(), ", "))
@@ -148,4 +157,23 @@ func IsReadOnly(t Tool) bool {
 // (problems needs an editor that sends diagnostics).
 type Conditional interface {
 	Available(env *Env) bool
+}
+
+// Unavailable says why t is not offered in env, when it is not: in the
+// tool's own words where it has them.
+func Unavailable(t Tool, env *Env) (string, bool) {
+	if offered(t, env) {
+		return "", false
+	}
+	if e, ok := t.(interface{ UnavailableReason() string }); ok && e.UnavailableReason() != "" {
+		return e.UnavailableReason(), true
+	}
+	return "the client does not offer what it needs", true
+}
+
+// writesPlan says whether t is the plan itself (todo), whose calls are not
+// listed as activity of a step.
+func writesPlan(t Tool) bool {
+	p, ok := t.(interface{ WritesPlan() bool })
+	return ok && p.WritesPlan()
 }

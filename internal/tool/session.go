@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"sort"
 	"sync"
 	"time"
 
@@ -24,25 +25,73 @@ type Session struct {
 	repeats  int
 
 	plan []protocol.TodoItem
+
+	// parent is the session of the agent that started this one (a
+	// sub-agent's); its calls show in the parent's plan.
+	parent *Session
+	// planSend keeps the plan's notifications in the order of its changes.
+	planSend sync.Mutex
 }
 
-// SetPlan replaces the session's todo plan.
+// SetPlan replaces the session's todo plan. A step that keeps its text
+// keeps the activity attached to it so far.
 func (s *Session) SetPlan(items []protocol.TodoItem) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.plan = append([]protocol.TodoItem(nil), items...)
+	s.plan = carryActivity(s.plan, items)
 }
 
-// Plan returns the session's todo plan.
+// Plan returns the session's todo plan, with the activity of each step.
 func (s *Session) Plan() []protocol.TodoItem {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]protocol.TodoItem(nil), s.plan...)
+	return copyPlan(s.plan)
 }
 
 // NewSession makes an empty session.
 func NewSession() *Session {
 	return &Session{reads: map[string]*ReadRecord{}}
+}
+
+// NewChildSession makes the empty session of a sub-agent started by an
+// agent with session parent: it remembers nothing the parent read, and its
+// calls show in the parent's plan.
+func NewChildSession(parent *Session) *Session {
+	s := NewSession()
+	s.parent = parent
+	return s
+}
+
+// Depth is how many agents stand above this session's: 0 for the main
+// agent, 1 for a sub-agent.
+func (s *Session) Depth() int {
+	d := 0
+	for p := s.parent; p != nil; p = p.parent {
+		d++
+	}
+	return d
+}
+
+// root is the session of the agent at the top, which holds the plan the
+// user sees.
+func (s *Session) root() *Session {
+	for s.parent != nil {
+		s = s.parent
+	}
+	return s
+}
+
+// ReadPaths lists the real paths of the files the session knows, sorted:
+// those it read, and those it wrote whole.
+func (s *Session) ReadPaths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.reads))
+	for p := range s.reads {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // ReadRecord is what a session knows about one file, keyed by real path.

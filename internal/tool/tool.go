@@ -107,6 +107,8 @@ type Settings struct {
 	SettleTime time.Duration
 	// ShellTimeout is the shell tool's default timeout.
 	ShellTimeout time.Duration
+	// AgentMaxTurns is how many model turns a sub-agent may take.
+	AgentMaxTurns int
 }
 
 // PermissionMode is the mode in force.
@@ -145,6 +147,18 @@ func (s *Settings) ShellDefaultTimeout() time.Duration {
 	return s.ShellTimeout
 }
 
+// DefaultAgentMaxTurns is how many model turns a sub-agent may take when
+// the settings name no other.
+const DefaultAgentMaxTurns = 30
+
+// AgentTurns is how many model turns a sub-agent may take.
+func (s *Settings) AgentTurns() int {
+	if s == nil || s.AgentMaxTurns <= 0 {
+		return DefaultAgentMaxTurns
+	}
+	return s.AgentMaxTurns
+}
+
 // Env is fixed for a connection (or one CLI run): where the workspace is,
 // who to ask, the settings, and the project's stores.
 type Env struct {
@@ -177,6 +191,9 @@ type Env struct {
 	// Requests remembers what each request has read from outside (the
 	// web), which later calls of the same request must answer for.
 	Requests *Requests
+	// Results keeps the latest calls' results for a client that shows
+	// them again (tools/result); nil keeps none.
+	Results *Results
 }
 
 // Attach lends a project's open stores to the Env.
@@ -229,6 +246,18 @@ type Call struct {
 	Env       *Env
 	// Prepare is set when the caller only wants a preview: no side effects.
 	Prepare bool
+	// ID names the call in activity reports; the registry makes one up
+	// when the caller gives none. ParentID is the call that made this one
+	// (a sub-agent's or a program's), empty for a call of the agent itself.
+	ID       string
+	ParentID string
+	// Registry is the registry running the call, set by Invoke, so that a
+	// call may run others (a sub-agent's turns).
+	Registry *Registry
+
+	// refused is set when the permission mode or the user said no to a
+	// step of the call.
+	refused bool
 }
 
 // Host is who the call may ask; never nil.

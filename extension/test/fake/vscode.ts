@@ -177,7 +177,10 @@ export class ThemeColor {
 }
 
 export class ThemeIcon {
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    readonly color?: ThemeColor,
+  ) {}
 }
 
 export class MarkdownString {
@@ -199,6 +202,8 @@ export class TreeItem {
   iconPath?: ThemeIcon;
   description?: string;
   tooltip?: string;
+  id?: string;
+  command?: { title: string; command: string; arguments?: unknown[] };
   constructor(
     readonly label: string,
     readonly collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
@@ -218,6 +223,57 @@ export class LanguageModelTextPart {
 
 export class LanguageModelToolResult {
   constructor(readonly content: LanguageModelTextPart[]) {}
+}
+
+export class LanguageModelToolCallPart {
+  constructor(
+    readonly callId: string,
+    readonly name: string,
+    readonly input: object,
+  ) {}
+}
+
+export class LanguageModelToolResultPart {
+  constructor(
+    readonly callId: string,
+    readonly content: unknown[],
+  ) {}
+}
+
+export enum LanguageModelChatMessageRole {
+  User = 1,
+  Assistant = 2,
+}
+
+export class LanguageModelChatMessage {
+  constructor(
+    readonly role: LanguageModelChatMessageRole,
+    readonly content: unknown[],
+  ) {}
+  static User(content: string | unknown[]): LanguageModelChatMessage {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.User, typeof content === "string" ? [new LanguageModelTextPart(content)] : content);
+  }
+  static Assistant(content: string | unknown[]): LanguageModelChatMessage {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.Assistant, typeof content === "string" ? [new LanguageModelTextPart(content)] : content);
+  }
+}
+
+export class LanguageModelError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+  static NoPermissions(message = ""): LanguageModelError {
+    return new LanguageModelError(message, "NoPermissions");
+  }
+  static Blocked(message = ""): LanguageModelError {
+    return new LanguageModelError(message, "Blocked");
+  }
+  static NotFound(message = ""): LanguageModelError {
+    return new LanguageModelError(message, "NotFound");
+  }
 }
 
 export class TabInputTextDiff {
@@ -353,6 +409,7 @@ export const fake = {
   contentProviders: new Map<string, any>(),
   codeLensProviders: [] as { selector: any; provider: any }[],
   treeProviders: new Map<string, any>(),
+  treeViews: new Map<string, { badge?: { value: number; tooltip: string }; dispose(): void }>(),
   quickPicks: [] as FakeQuickPick<any>[],
   shownDocuments: [] as FakeDocument[],
   tabs: [] as { input: unknown }[],
@@ -380,6 +437,7 @@ export const fake = {
     this.contentProviders.clear();
     this.codeLensProviders = [];
     this.treeProviders.clear();
+    this.treeViews.clear();
     this.quickPicks = [];
     this.shownDocuments = [];
     this.tabs = [];
@@ -458,6 +516,18 @@ export const window = {
   registerTreeDataProvider: (id: string, p: unknown) => {
     fake.treeProviders.set(id, p);
     return new Disposable(() => fake.treeProviders.delete(id));
+  },
+  createTreeView: (id: string, opts: { treeDataProvider: unknown }) => {
+    fake.treeProviders.set(id, opts.treeDataProvider);
+    const view = {
+      badge: undefined as { value: number; tooltip: string } | undefined,
+      dispose: () => {
+        fake.treeProviders.delete(id);
+        fake.treeViews.delete(id);
+      },
+    };
+    fake.treeViews.set(id, view);
+    return view;
   },
   showTextDocument: async (target: FakeDocument | Uri) => {
     const doc = target instanceof Uri ? await workspace.openTextDocument(target) : target;
