@@ -33,6 +33,7 @@ func (s *server) methodTable() map[string]method {
 		protocol.MethodStagedList:       s.stagedList,
 		protocol.MethodStagedApply:      s.stagedApply,
 		protocol.MethodStagedDrop:       s.stagedDrop,
+		protocol.MethodMemoryList:       s.memoryList,
 	}
 }
 

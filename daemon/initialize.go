@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/internal/logging"
+	"github.com/tether-dev/tether/internal/memory"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
@@ -92,6 +93,9 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
 		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
 	}
+	if m := set.MemoryMaxBytes; m != 0 && (m < memory.MinMaxBytes || m > memory.MaxMaxBytes) {
+		return nil, invalidParams("settings.memoryMaxBytes is %d: it must be between %d and %d bytes, or absent for the default (%d)", m, memory.MinMaxBytes, memory.MaxMaxBytes, memory.DefaultMaxBytes)
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
@@ -100,7 +104,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget},
+		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, MemoryMaxBytes: set.MemoryMaxBytes},
 	}
 	if err := s.attachServices(env, set); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

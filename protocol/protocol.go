@@ -33,6 +33,7 @@ const (
 	MethodStagedList         = "staged/list"
 	MethodStagedApply        = "staged/apply"
 	MethodStagedDrop         = "staged/drop"
+	MethodMemoryList         = "memory/list"
 )
 
 // Daemon → client methods, sent only where initialize said the client can.
@@ -106,6 +107,9 @@ type Settings struct {
 	// DiagnosticsSettleMs is how long a change waits for the editor's fresh
 	// diagnostics, in milliseconds; default 1500, negative to not wait.
 	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
+	// MemoryMaxBytes caps one project memory, its frontmatter included, in
+	// bytes; default 16384.
+	MemoryMaxBytes int `json:"memoryMaxBytes,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -257,6 +261,10 @@ type ApprovalRequestParams struct {
 	Host    string `json:"host,omitempty"`
 	// AlwaysScope says in words what "always" would allow from now on.
 	AlwaysScope string `json:"alwaysScope"`
+	// Untrusted lists what the request read from outside (web pages,
+	// search results, commands that reached the network) before this step,
+	// which writes project memory: its text may carry someone else's words.
+	Untrusted []string `json:"untrusted,omitempty"`
 }
 
 // Hunk is one hunk of a change's diff, as offered for approval.
@@ -502,4 +510,26 @@ type StagedApplyResult struct {
 // StagedDropResult says what staged/drop removed.
 type StagedDropResult struct {
 	Dropped []string `json:"dropped"`
+}
+
+// MemoryListResult answers memory/list: the project's memories (not the
+// archived ones), newest first.
+type MemoryListResult struct {
+	// Dir is the project's memory folder.
+	Dir      string       `json:"dir"`
+	Memories []MemoryInfo `json:"memories"`
+}
+
+// MemoryInfo is one project memory, as listed.
+type MemoryInfo struct {
+	Name        string    `json:"name"`
+	Path        string    `json:"path"`
+	Type        string    `json:"type,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Updated     time.Time `json:"updated"`
+	// Source is "web" for a memory written after reading web content.
+	Source string `json:"source,omitempty"`
+	// Error says why the file cannot be read as a memory (a broken
+	// frontmatter, with its line); it is left as the user wrote it.
+	Error string `json:"error,omitempty"`
 }

@@ -151,6 +151,12 @@ func TestParseReportsBrokenFrontmatterWithItsLine(t *testing.T) {
 		{"---\ntype: project\n", 1, "never closed"},
 		{"---\ntype: project\ndescription: a: b\n---\nx\n", 3, "not valid YAML"},
 		{"---\ntype: project\n  bad: indent\n---\nx\n", 3, "not valid YAML"},
+		{"---\ntype: project\ndescription: [unclosed\nkeywords: a\n---\nx\n", 3, "expected ',' or ']'"},
+		// Opened on the first line, the list is reported where YAML gave up.
+		{"---\ndescription: [unclosed\n---\nx\n", 3, "expected ',' or ']'"},
+		{"---\n: no key\n---\nx\n", 2, "not valid YAML"},
+		{"---\ntype: project\nmap:\n  a: b\n c: d\n---\nx\n", 5, "not valid YAML"},
+		{"---\ntype: project\n\t- tab\n---\nx\n", 3, "not valid YAML"},
 		{"---\n- a\n- b\n---\nx\n", 2, "field: value"},
 		{"---\ntype: project\ntype: user\n---\nx\n", 3, "appears twice"},
 		{"---\n\nkeywords: {a: b}\n---\nx\n", 3, "keywords"},

@@ -10,6 +10,13 @@ import (
 // included, when the settings name none.
 const DefaultMaxBytes = 16 << 10
 
+// The bounds a memoryMaxBytes setting must keep: room for a frontmatter
+// and a few lines, and no more than a model can take in with one read.
+const (
+	MinMaxBytes = 1 << 10
+	MaxMaxBytes = 1 << 20
+)
+
 // MaxPages bounds the outside sources a memory lists.
 const MaxPages = 20
 

@@ -138,6 +138,22 @@ func split(data []byte) (fm []byte, fmLine int, body []byte, bodyLine int, err *
 // yamlLine finds the line number in a YAML error message.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
+// parserProblems are the YAML parser's messages, whose line numbers count
+// from 0; the scanner's (every other message) count from 1.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
 // Parse reads a memory file. A file without a frontmatter is all text; a
 // frontmatter that is not valid YAML, not a mapping, or holds a field of
 // the wrong kind is a *ParseError naming the line.
@@ -153,13 +169,15 @@ func Parse(data []byte) (Page, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 0
+		line := 1 // the YAML library leaves out a first line
 		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			line = n + fmLine - 1
+			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+			if parserProblems[msg] {
+				line++ // the parser counts lines from 0, the scanner from 1
+			}
 		}
-		return Page{}, &ParseError{Line: line, Msg: "the frontmatter is not valid YAML: " + msg}
+		return Page{}, &ParseError{Line: line + fmLine - 1, Msg: "the frontmatter is not valid YAML: " + msg}
 	}
 	meta, err := readMeta(&doc, fmLine)
 	if err != nil {
