@@ -130,6 +130,8 @@ type fixture struct {
 
 type fixtureOptions struct {
 	maxMessageBytes int64
+	// registry replaces the test tools.
+	registry *tool.Registry
 }
 
 // start serves a fresh workspace; the daemon is not yet initialized.
@@ -153,10 +155,14 @@ func start(t testing.TB, opts ...fixtureOptions) *fixture {
 	f.in = inW
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
+	reg := o.registry
+	if reg == nil {
+		reg = f.tools.registry()
+	}
 	go func() {
 		err := daemon.Serve(ctx, inR, outW, daemon.Options{
 			Version:         "test-1",
-			Registry:        f.tools.registry(),
+			Registry:        reg,
 			Log:             logging.New(f.log, slog.LevelInfo),
 			MaxMessageBytes: o.maxMessageBytes,
 		})
