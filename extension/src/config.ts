@@ -10,6 +10,7 @@ export interface TetherConfig {
   logLevel: string;
   undoKeep: number;
   shellTimeout: number;
+  memoryMaxBytes: number;
 }
 
 export const configSection = "tether";
@@ -22,6 +23,7 @@ export function readConfig(): TetherConfig {
     logLevel: c.get<string>("logLevel", "info"),
     undoKeep: c.get<number>("undo.keep", 20),
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),
+    memoryMaxBytes: c.get<number>("memory.maxBytes", 16384),
   };
 }
 
@@ -32,6 +34,7 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
     logLevel: cfg.logLevel,
     undoKeep: cfg.undoKeep,
     shellTimeout: cfg.shellTimeout,
+    memoryMaxBytes: cfg.memoryMaxBytes,
   };
   if (rgPath) {
     s.rgPath = rgPath;
