@@ -527,7 +527,8 @@ type MemoryInfo struct {
 	Type        string    `json:"type,omitempty"`
 	Description string    `json:"description,omitempty"`
 	Updated     time.Time `json:"updated"`
-	// Source is "web" for a memory written after reading web content.
+	// Source is where the content came from: "request <id>", or "web"
+	// for a memory written after reading content from outside.
 	Source string `json:"source,omitempty"`
 	// Error says why the file cannot be read as a memory (a broken
 	// frontmatter, with its line); it is left as the user wrote it.

@@ -23,14 +23,19 @@ const maxSimilar = 3
 
 // memoryData are the numbers the memory tools' descriptions state.
 func memoryData(s *tool.Settings) any {
+	return struct {
+		MaxBytes, MaxNameLen, MaxHits, MaxLines, MaxListed, MaxSimilar int
+		Types                                                          string
+	}{s.MemoryMax(), memory.MaxNameLen, memory.MaxHits, memory.MaxExcerptLines, maxListed, maxSimilar, joinAnd(typeNames())}
+}
+
+// typeNames lists the memory types.
+func typeNames() []string {
 	types := make([]string, len(memory.Types))
 	for i, t := range memory.Types {
 		types[i] = string(t)
 	}
-	return struct {
-		MaxBytes, MaxNameLen, MaxHits, MaxLines, MaxListed, MaxSimilar int
-		Types                                                          string
-	}{s.MemoryMax(), memory.MaxNameLen, memory.MaxHits, memory.MaxExcerptLines, maxListed, maxSimilar, joinAnd(types)}
+	return types
 }
 
 // hasMemory offers the memory tools only where the project has a memory folder.

@@ -55,15 +55,15 @@ func formatMemory(m *memory.Memory, now time.Time) string {
 	if m.Err != nil {
 		fmt.Fprintf(&b, "Its frontmatter cannot be read: %v. The user edited it by hand; it is shown exactly as stored, and remember will not change it until the file is fixed.\n", m.Err)
 	} else {
-		var facts []string
+		when := func(t time.Time) string { return t.UTC().Format(time.RFC3339) + " (" + age(t, now) + ")" }
 		if !m.Meta.Created.IsZero() {
-			facts = append(facts, "created "+m.Meta.Created.UTC().Format(time.RFC3339)+" ("+age(m.Meta.Created, now)+")")
+			fmt.Fprintf(&b, "Created %s, updated %s.\n", when(m.Meta.Created), when(m.Updated()))
+		} else {
+			fmt.Fprintf(&b, "Updated %s.\n", when(m.Updated()))
 		}
-		facts = append(facts, "updated "+m.Updated().UTC().Format(time.RFC3339)+" ("+age(m.Updated(), now)+")")
 		if m.Meta.Type != "" && !m.Meta.Type.Known() {
-			facts = append(facts, fmt.Sprintf("type %q is not one Tether knows", m.Meta.Type))
+			fmt.Fprintf(&b, "Its type %q is not one of %s.\n", m.Meta.Type, joinAnd(typeNames()))
 		}
-		b.WriteString(strings.ToUpper(facts[0][:1]) + strings.Join(facts, ", ")[1:] + ".\n")
 		if m.Meta.Source == memory.SourceWeb {
 			fmt.Fprintf(&b, "It was written after reading content from outside (%s): check it before relying on it.\n", strings.Join(m.Meta.Pages, ", "))
 		}

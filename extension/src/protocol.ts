@@ -543,7 +543,10 @@ export interface MemoryInfo {
   type?: string;
   description?: string;
   updated: string;
-  /** Source is "web" for a memory written after reading web content. */
+  /**
+   * Source is where the content came from: "request <id>", or "web"
+   * for a memory written after reading content from outside.
+   */
   source?: string;
   /**
    * Error says why the file cannot be read as a memory (a broken
