@@ -34,6 +34,7 @@ func (s *server) methodTable() map[string]method {
 		protocol.MethodStagedApply:      s.stagedApply,
 		protocol.MethodStagedDrop:       s.stagedDrop,
 		protocol.MethodToolsResult:      s.toolsResult,
+		protocol.MethodMemoryList:       s.memoryList,
 	}
 }
 

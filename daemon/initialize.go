@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/internal/logging"
+	"github.com/tether-dev/tether/internal/memory"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
@@ -95,6 +96,9 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
 		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
 	}
+	if m := set.MemoryMaxBytes; m != 0 && (m < memory.MinMaxBytes || m > memory.MaxMaxBytes) {
+		return nil, invalidParams("settings.memoryMaxBytes is %d: it must be between %d and %d bytes, or absent for the default (%d)", m, memory.MinMaxBytes, memory.MaxMaxBytes, memory.DefaultMaxBytes)
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
@@ -103,7 +107,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns},
+		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes},
 		Results:      tool.NewResults(),
 	}
 	if err := s.attachServices(env, set); err != nil {

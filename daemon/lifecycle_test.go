@@ -72,6 +72,12 @@ func TestInitializeRejectsBadParams(t *testing.T) {
 		{"negative token budget", func(f *fixture) any {
 			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{TokenBudget: -5})
 		}, "tokenBudget"},
+		{"memory cap too small", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{MemoryMaxBytes: 10})
+		}, "settings.memoryMaxBytes is 10"},
+		{"negative memory cap", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{MemoryMaxBytes: -1})
+		}, "settings.memoryMaxBytes"},
 		{"wrong shape", func(f *fixture) any {
 			return map[string]any{"workspaceFolders": "here"}
 		}, "invalid params for initialize"},

@@ -34,6 +34,7 @@ const (
 	MethodStagedApply        = "staged/apply"
 	MethodStagedDrop         = "staged/drop"
 	MethodToolsResult        = "tools/result"
+	MethodMemoryList         = "memory/list"
 )
 
 // Daemon → client methods, sent only where initialize said the client can.
@@ -109,6 +110,9 @@ type Settings struct {
 	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
 	// AgentMaxTurns is how many model turns a sub-agent may take; default 30.
 	AgentMaxTurns int `json:"agentMaxTurns,omitempty"`
+	// MemoryMaxBytes caps one project memory, its frontmatter included, in
+	// bytes; default 16384.
+	MemoryMaxBytes int `json:"memoryMaxBytes,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -260,6 +264,10 @@ type ApprovalRequestParams struct {
 	Host    string `json:"host,omitempty"`
 	// AlwaysScope says in words what "always" would allow from now on.
 	AlwaysScope string `json:"alwaysScope"`
+	// Untrusted lists what the request read from outside (web pages,
+	// search results, commands that reached the network) before this step,
+	// which writes project memory: its text may carry someone else's words.
+	Untrusted []string `json:"untrusted,omitempty"`
 }
 
 // Hunk is one hunk of a change's diff, as offered for approval.
@@ -526,4 +534,27 @@ type StagedApplyResult struct {
 // StagedDropResult says what staged/drop removed.
 type StagedDropResult struct {
 	Dropped []string `json:"dropped"`
+}
+
+// MemoryListResult answers memory/list: the project's memories (not the
+// archived ones), newest first.
+type MemoryListResult struct {
+	// Dir is the project's memory folder.
+	Dir      string       `json:"dir"`
+	Memories []MemoryInfo `json:"memories"`
+}
+
+// MemoryInfo is one project memory, as listed.
+type MemoryInfo struct {
+	Name        string    `json:"name"`
+	Path        string    `json:"path"`
+	Type        string    `json:"type,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Updated     time.Time `json:"updated"`
+	// Source is where the content came from: "request <id>", or "web"
+	// for a memory written after reading content from outside.
+	Source string `json:"source,omitempty"`
+	// Error says why the file cannot be read as a memory (a broken
+	// frontmatter, with its line); it is left as the user wrote it.
+	Error string `json:"error,omitempty"`
 }

@@ -75,11 +75,23 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 	if gate.refusal != nil {
 		return *gate.refusal, nil
 	}
+	markNetwork(c, gate.analysis)
 	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches}
 	if a.Background {
 		return startJob(c, spec)
 	}
 	return runForeground(ctx, c, spec, clamped)
+}
+
+// markNetwork records that the request reads content from outside when a
+// command evidently reaches the network (curl, git fetch, npm install…) or
+// runs programs known only when it runs: what it prints may carry words
+// that are not the user's, so memory writes later in the request ask.
+func markNetwork(c *tool.Call, a *cmdline.Analysis) {
+	if len(a.Network) == 0 && a.Unknowable == "" {
+		return
+	}
+	c.MarkUntrusted("shell command: " + oneLine(a.Command, 100))
 }
 
 // commandTimeout reads the timeout argument. A background job has no

@@ -34,13 +34,18 @@ type cliHost struct {
 func (h *cliHost) Approve(ctx context.Context, req protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.yes {
+	// --yes does not cover a memory write after outside content: that
+	// one is asked on the terminal, or refused.
+	if h.yes && len(req.Untrusted) == 0 {
 		fmt.Fprintf(h.stderr, "tether: approved by --yes: %s\n", req.Title)
 		return protocol.ApprovalRequestResult{Answer: protocol.AnswerYes}, nil
 	}
 	showRequest(h.stderr, req)
 	tty, err := h.terminal()
 	if err != nil {
+		if len(req.Untrusted) > 0 {
+			return protocol.ApprovalRequestResult{}, fmt.Errorf("%v: a memory write after reading content from outside needs a person at the terminal; --yes does not cover it", err)
+		}
 		return protocol.ApprovalRequestResult{}, fmt.Errorf("%v: %s", err, noTerminalAdvice(req.Kind))
 	}
 	defer tty.Close()
@@ -82,6 +87,15 @@ func showRequest(w io.Writer, req protocol.ApprovalRequestParams) {
 		fmt.Fprintf(w, "host: %s\n", req.Host)
 	case req.Path != "":
 		fmt.Fprintf(w, "path: %s\n", req.Path)
+	}
+	if len(req.Untrusted) > 0 {
+		fmt.Fprintf(w, "This request read content from outside, which may carry words that are not yours:\n")
+		for _, u := range req.Untrusted {
+			fmt.Fprintf(w, "  %s\n", u)
+		}
+		if req.Proposed != "" {
+			fmt.Fprintf(w, "The whole text it would store:\n%s", withNewline(req.Proposed))
+		}
 	}
 }
 

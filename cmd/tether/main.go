@@ -8,6 +8,7 @@
 //	tether allow          list or reset saved approvals
 //	tether staged         review dry-run changes
 //	tether trust          trust the project's test runners
+//	tether memory         list, show, search or archive project memories
 //	tether doctor         check ripgrep, folders and versions
 //	tether version        print the version
 package main
@@ -34,6 +35,7 @@ var commands = []command{
 	{"allow", "allow [--reset]         list or clear the saved \"always\" answers", runAllow},
 	{"staged", "staged [ACTION] [ID...] review dry-run changes: list, show, apply, drop", runStaged},
 	{"trust", "trust [--off]           let this project's test runners run without asking", runTrust},
+	{"memory", "memory [ACTION]         project memories: list, show NAME, search QUERY, archive NAME", runMemory},
 	{"doctor", "doctor                  check ripgrep, XDG folders, versions", runDoctor},
 	{"version", "version                 print the version", runVersion},
 }

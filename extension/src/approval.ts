@@ -31,9 +31,18 @@ interface Pending {
   finish(result: ApprovalRequestResult): void;
 }
 
-/** A change with texts to compare is reviewed in the diff editor. */
+/** A change with texts to compare (a file, a project memory) is reviewed in the diff editor. */
 export function isReviewable(p: ApprovalRequestParams): boolean {
-  return (p.kind === ApprovalEdit || p.kind === ApprovalOutside) && (p.original !== undefined || p.proposed !== undefined);
+  return (p.kind === ApprovalEdit || p.kind === ApprovalOutside || p.kind === ApprovalMemory) && (p.original !== undefined || p.proposed !== undefined);
+}
+
+/** For a memory write after the request read content from outside: what was read, in words; else undefined. */
+export function untrustedWarning(p: ApprovalRequestParams): string | undefined {
+  const sources = p.untrusted ?? [];
+  if (sources.length === 0) {
+    return undefined;
+  }
+  return `This request read content from outside before writing project memory: ${sources.join(", ")}. Check that the memory holds only what you want Tether to remember.`;
 }
 
 const buttons: { label: string; answer: Answer }[] = [
@@ -61,6 +70,10 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
       break;
     case ApprovalMemory:
       text = `Tether wants to write project memory: ${p.title}`;
+      if (untrustedWarning(p)) {
+        text += `. ${untrustedWarning(p)}`;
+        warn = true;
+      }
       break;
     default:
       text = `Tether wants to ${p.title}${p.path ? ` (${p.path})` : ""}`;
@@ -138,6 +151,10 @@ export class Approvals implements vscode.Disposable {
       };
       this.pending.set(key, { review, finish });
       this.updateContext();
+      const warning = untrustedWarning(p);
+      if (warning) {
+        void vscode.window.showWarningMessage(warning);
+      }
       token.onCancellationRequested(() => finish({ answer: AnswerSkip }));
       review.open().catch((e: unknown) => {
         this.log.error(`could not open the review of ${p.path}: ${errorText(e)}`);

@@ -7,6 +7,7 @@ import { ErrorCodes, ResponseError } from "vscode-jsonrpc";
 import type { Approvals } from "./approval";
 import { Daemon, errorText } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
+import { showMemories } from "./memoryCommands";
 import { resetPermissions, reviewPermissions } from "./permissionCommands";
 import { AnswerAlways, AnswerNo, AnswerSkip, AnswerYes } from "./protocol";
 import { reviewStaged } from "./stagedCommands";
@@ -49,6 +50,7 @@ export function registerCommands(
     reg("tether.reviewPermissions", "Reviewing permissions", () => reviewPermissions(daemon, docs)),
     reg("tether.resetPermissions", "Resetting permissions", () => resetPermissions(daemon)),
     reg("tether.reviewStaged", "Reviewing staged changes", () => reviewStaged(daemon, docs)),
+    reg("tether.showMemories", "Showing memories", () => showMemories(daemon)),
     reg("tether.restart", "Restarting the daemon", () => daemon.restart()),
     reg("tether.showLog", "Showing the log", () => log.show()),
   ];

@@ -11,6 +11,7 @@ export interface TetherConfig {
   undoKeep: number;
   shellTimeout: number;
   agentMaxTurns: number;
+  memoryMaxBytes: number;
 }
 
 export const configSection = "tether";
@@ -24,6 +25,7 @@ export function readConfig(): TetherConfig {
     undoKeep: c.get<number>("undo.keep", 20),
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),
     agentMaxTurns: c.get<number>("agent.maxTurns", 30),
+    memoryMaxBytes: c.get<number>("memory.maxBytes", 16384),
   };
 }
 
@@ -35,6 +37,7 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
     undoKeep: cfg.undoKeep,
     shellTimeout: cfg.shellTimeout,
     agentMaxTurns: cfg.agentMaxTurns,
+    memoryMaxBytes: cfg.memoryMaxBytes,
   };
   if (rgPath) {
     s.rgPath = rgPath;

@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import { Answer, HunkPlace, compose, editAnswer } from "./hunks";
 import { OriginalScheme, ProposedScheme } from "./names";
 import type { ProposalFs } from "./proposalFs";
+import { ApprovalMemory } from "./protocol";
 import type { ApprovalRequestParams, ApprovalRequestResult, Hunk } from "./protocol";
 
 export class EditReview {
@@ -43,7 +44,11 @@ export class EditReview {
   }
 
   get title(): string {
-    return `${path.basename(this.params.path || "proposal")} ↔ Tether's proposal`;
+    const name = path.basename(this.params.path || "proposal");
+    if (this.params.kind === ApprovalMemory) {
+      return `memory ${name} ↔ Tether's proposal`;
+    }
+    return `${name} ↔ Tether's proposal`;
   }
 
   /** Opens the diff beside the user's work, never taking the keyboard from them. */

@@ -53,6 +53,7 @@ export const MethodStagedList = "staged/list";
 export const MethodStagedApply = "staged/apply";
 export const MethodStagedDrop = "staged/drop";
 export const MethodToolsResult = "tools/result";
+export const MethodMemoryList = "memory/list";
 
 /** Daemon → client methods, sent only where initialize said the client can. */
 export const MethodApprovalRequest = "approval/request";
@@ -216,6 +217,12 @@ export interface ApprovalRequestParams {
   host?: string;
   /** AlwaysScope says in words what "always" would allow from now on. */
   alwaysScope: string;
+  /**
+   * Untrusted lists what the request read from outside (web pages,
+   * search results, commands that reached the network) before this step,
+   * which writes project memory: its text may carry someone else's words.
+   */
+  untrusted?: string[];
 }
 
 /**
@@ -380,6 +387,16 @@ export interface StagedDropResult {
   dropped: string[] | null;
 }
 
+/**
+ * MemoryListResult answers memory/list: the project's memories (not the
+ * archived ones), newest first.
+ */
+export interface MemoryListResult {
+  /** Dir is the project's memory folder. */
+  dir: string;
+  memories: MemoryInfo[] | null;
+}
+
 /** ClientInfo names the client, as in LSP. */
 export interface ClientInfo {
   name: string;
@@ -433,6 +450,11 @@ export interface Settings {
   diagnosticsSettleMs?: number;
   /** AgentMaxTurns is how many model turns a sub-agent may take; default 30. */
   agentMaxTurns?: number;
+  /**
+   * MemoryMaxBytes caps one project memory, its frontmatter included, in
+   * bytes; default 16384.
+   */
+  memoryMaxBytes?: number;
 }
 
 /** ServerInfo names the daemon. */
@@ -542,6 +564,25 @@ export interface StagedChange {
 export interface StagedFailure {
   id: string;
   reason: string;
+}
+
+/** MemoryInfo is one project memory, as listed. */
+export interface MemoryInfo {
+  name: string;
+  path: string;
+  type?: string;
+  description?: string;
+  updated: string;
+  /**
+   * Source is where the content came from: "request <id>", or "web"
+   * for a memory written after reading content from outside.
+   */
+  source?: string;
+  /**
+   * Error says why the file cannot be read as a memory (a broken
+   * frontmatter, with its line); it is left as the user wrote it.
+   */
+  error?: string;
 }
 
 /** ToolPrepareParams asks for a side-effect-free preview of a call. */

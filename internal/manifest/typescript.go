@@ -48,6 +48,7 @@ var ProtocolTypes = []reflect.Type{
 	reflect.TypeFor[protocol.StagedParams](),
 	reflect.TypeFor[protocol.StagedApplyResult](),
 	reflect.TypeFor[protocol.StagedDropResult](),
+	reflect.TypeFor[protocol.MemoryListResult](),
 }
 
 // external names types from other packages that the protocol uses. Their

@@ -34,6 +34,11 @@ type Action struct {
 	// Sensitive is set when a path is configuration that must always be
 	// shown to the user (see Sensitive).
 	Sensitive bool
+	// Untrusted is set when the call writes what later requests read back
+	// as their own notes (project memory) in a request that has read
+	// content from outside (the web): such a write asks in every mode, even
+	// bypass, and no saved rule covers it.
+	Untrusted bool
 }
 
 // ValidMode reports whether m is a known permission mode.
@@ -57,6 +62,9 @@ func ModeNames() string {
 
 // Decide applies the mode to an action. The reason explains a Deny.
 func Decide(mode protocol.Mode, a Action) (Decision, string) {
+	if a.Untrusted && a.Changes && mode != protocol.ModePlan {
+		return Ask, ""
+	}
 	switch mode {
 	case protocol.ModeBypass:
 		return Allow, ""

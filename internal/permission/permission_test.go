@@ -13,6 +13,8 @@ func TestDecide(t *testing.T) {
 	edit := Action{Tool: "edit_file", Changes: true}
 	editOut := Action{Tool: "edit_file", Changes: true, Outside: true}
 	editSens := Action{Tool: "edit_file", Changes: true, Sensitive: true}
+	memory := Action{Tool: "remember", Changes: true}
+	memoryWeb := Action{Tool: "remember", Changes: true, Untrusted: true}
 	tests := []struct {
 		mode protocol.Mode
 		a    Action
@@ -29,6 +31,17 @@ func TestDecide(t *testing.T) {
 		{protocol.ModePlan, readOut, Ask},
 		{protocol.ModeBypass, editOut, Allow},
 		{protocol.ModeBypass, editSens, Allow},
+		// A memory write is a medium-risk change in a confined store; after
+		// web content it asks in every mode but plan, which refuses it.
+		{protocol.ModeDefault, memory, Ask},
+		{protocol.ModeAcceptEdits, memory, Allow},
+		{protocol.ModeBypass, memory, Allow},
+		{protocol.ModePlan, memory, Deny},
+		{protocol.ModeDefault, memoryWeb, Ask},
+		{protocol.ModeAcceptEdits, memoryWeb, Ask},
+		{protocol.ModeBypass, memoryWeb, Ask},
+		{protocol.ModeDryRun, memoryWeb, Ask},
+		{protocol.ModePlan, memoryWeb, Deny},
 	}
 	for _, tt := range tests {
 		if got, _ := Decide(tt.mode, tt.a); got != tt.want {

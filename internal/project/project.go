@@ -1,6 +1,7 @@
 // Package project names the per-project folders Tether keeps outside the
 // workspace: undo checkpoints under the XDG state directory, saved
-// permissions under the XDG config directory.
+// permissions under the XDG config directory, project memory under the XDG
+// data directory.
 //
 // A project is identified by its folder's real path. The key is readable
 // (the folder's name comes first, so a person browsing the state directory
@@ -52,6 +53,12 @@ func ConfigHome() string { return baseDir("XDG_CONFIG_HOME", xdg.ConfigHome) }
 
 // DataHome is $XDG_DATA_HOME (default ~/.local/share).
 func DataHome() string { return baseDir("XDG_DATA_HOME", xdg.DataHome) }
+
+// DataDir is where the project's durable data lives (project memory):
+// $XDG_DATA_HOME/tether/projects/<key>.
+func DataDir(root string) string {
+	return filepath.Join(DataHome(), "tether", "projects", Key(root))
+}
 
 // baseDir reads the variable now rather than trusting xdg's copy, which is
 // taken once at program start: tests and long-lived daemons whose

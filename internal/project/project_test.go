@@ -74,15 +74,19 @@ func TestDirsFollowEnvironment(t *testing.T) {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	state, config := t.TempDir(), t.TempDir()
+	state, config, data := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("XDG_DATA_HOME", data)
 
 	if got, want := StateDir(root), filepath.Join(state, "tether", "projects", Key(root)); got != want {
 		t.Errorf("StateDir = %q, want %q", got, want)
 	}
 	if got, want := ConfigDir(root), filepath.Join(config, "tether", "projects", Key(root)); got != want {
 		t.Errorf("ConfigDir = %q, want %q", got, want)
+	}
+	if got, want := DataDir(root), filepath.Join(data, "tether", "projects", Key(root)); got != want {
+		t.Errorf("DataDir = %q, want %q", got, want)
 	}
 }
 
@@ -92,7 +96,8 @@ func TestRelativeEnvironmentIgnored(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", "relative/state")
 	t.Setenv("XDG_CONFIG_HOME", "relative/config")
-	for name, dir := range map[string]string{"StateDir": StateDir(root), "ConfigDir": ConfigDir(root)} {
+	t.Setenv("XDG_DATA_HOME", "relative/data")
+	for name, dir := range map[string]string{"StateDir": StateDir(root), "ConfigDir": ConfigDir(root), "DataDir": DataDir(root)} {
 		if !filepath.IsAbs(dir) || strings.Contains(dir, "relative") {
 			t.Errorf("%s = %q, want an absolute path outside the relative value", name, dir)
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/tether-dev/tether/internal/fsatomic"
+	"github.com/tether-dev/tether/internal/memory"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/project"
 	"github.com/tether-dev/tether/internal/shell"
@@ -36,6 +37,8 @@ type Stores struct {
 	Staging *staging.Store
 	Jobs    *shell.Jobs // nil unless Options.Jobs (or it failed to open)
 	Trusted bool
+	// Memory is the project's memory folder, under the XDG data folder.
+	Memory *memory.Store
 }
 
 // Open opens the stores of the project whose primary folder is root. The
@@ -51,7 +54,7 @@ func Open(root string, o Options) (*Stores, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open undo store for %s: %w", root, err)
 	}
-	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root)}
+	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root), Memory: memory.Open(memory.Dir(root))}
 	if s.Rules, err = permission.LoadRules(RulesPath(root)); err != nil {
 		log.Error("ignoring saved permissions", "path", RulesPath(root), "err", err)
 		s.Rules, _ = permission.LoadRules("")
@@ -97,10 +100,12 @@ func RulesPath(root string) string { return filepath.Join(project.ConfigDir(root
 // StagingDir is where the project's dry-run changes wait.
 func StagingDir(root string) string { return filepath.Join(project.StateDir(root), "staged") }
 
-// Close stops every job the session started and releases the undo store.
+// Close stops every job the session started and releases the undo store
+// and the memory folder's watch.
 func (s *Stores) Close() error {
 	if s.Jobs != nil {
 		s.Jobs.Close()
 	}
+	s.Memory.Close()
 	return s.Undo.Close()
 }

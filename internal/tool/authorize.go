@@ -52,7 +52,10 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	case permission.Allow:
 		return Verdict{Allowed: true}
 	}
-	if !s.Action.Sensitive && c.Env.Rules.Allows(s.Request, s.Programs) {
+	// A sensitive path, or a memory write after web content, is shown every
+	// time: no saved rule covers it and "always" saves none.
+	noRule := s.Action.Sensitive || s.Action.Untrusted
+	if !noRule && c.Env.Rules.Allows(s.Request, s.Programs) {
 		return Verdict{Allowed: true}
 	}
 	if c.Prepare {
@@ -65,7 +68,7 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	}
 	if s.Request.AlwaysScope == "" {
 		s.Request.AlwaysScope = "this step only"
-		if s.Always != nil && !s.Action.Sensitive {
+		if s.Always != nil && !noRule {
 			s.Request.AlwaysScope = s.Always.String()
 		}
 	}
@@ -86,7 +89,7 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 		v.Allowed = true
 	case protocol.AnswerAlways:
 		v.Allowed = true
-		if s.Always != nil && !s.Action.Sensitive && c.Env.Rules != nil {
+		if s.Always != nil && !noRule && c.Env.Rules != nil {
 			if err := c.Env.Rules.Add(*s.Always); err != nil {
 				c.Log().Warn("saving an always-allow rule", "rule", s.Always.String(), "err", err)
 			}

@@ -110,20 +110,41 @@ func (l *pathLocks) lock(paths []string) func() {
 	}
 }
 
-// diffOf renders a change as a unified diff with workspace-relative names.
+// diffOf renders a change as a unified diff with workspace-relative names
+// (memory/<name>.md for a project memory).
 func (c *Call) diffOf(ch Change) string {
-	ws := c.Env.Workspace
+	rel := c.display
 	switch ch.Kind {
 	case Delete:
-		return diff.Unified("a/"+ws.Rel(ch.Path.Abs), "/dev/null", ch.Before, nil)
+		return diff.Unified("a/"+rel(ch.Path), "/dev/null", ch.Before, nil)
 	case Move:
-		return fmt.Sprintf("rename from %s\nrename to %s\n", ws.Rel(ch.From.Abs), ws.Rel(ch.Path.Abs))
+		return fmt.Sprintf("rename from %s\nrename to %s\n", rel(ch.From), rel(ch.Path))
 	}
 	if !ch.Existed {
-		return diff.Unified("/dev/null", "b/"+ws.Rel(ch.Path.Abs), nil, ch.After)
+		return diff.Unified("/dev/null", "b/"+rel(ch.Path), nil, ch.After)
 	}
-	name := ws.Rel(ch.Path.Abs)
+	name := rel(ch.Path)
 	return diff.Unified("a/"+name, "b/"+name, ch.Before, ch.After)
+}
+
+// display names a changed file for people and models.
+func (c *Call) display(loc workspace.Location) string {
+	if c.Env.Memory.Holds(loc.Real) {
+		return c.Env.Memory.Display(loc.Real)
+	}
+	return c.Env.Workspace.Rel(loc.Abs)
+}
+
+// inMemory reports whether every change of p is to a project memory.
+func (c *Call) inMemory(p *Plan) bool {
+	for _, ch := range p.Changes {
+		for _, loc := range []workspace.Location{ch.Path, ch.From} {
+			if loc.Real != "" && !c.Env.Memory.Holds(loc.Real) {
+				return false
+			}
+		}
+	}
+	return len(p.Changes) > 0
 }
 
 func (c *Call) planDiff(p *Plan) string {
@@ -134,9 +155,15 @@ func (c *Call) planDiff(p *Plan) string {
 	return strings.Join(parts, "")
 }
 
-// action describes a plan to the permission rules.
+// action describes a plan to the permission rules. A plan that writes
+// project memory is a change inside a confined store, not outside the
+// workspace; made after the request read web content, it must ask.
 func (c *Call) action(p *Plan) permission.Action {
 	a := permission.Action{Tool: c.Name, Changes: true}
+	if c.inMemory(p) {
+		a.Untrusted = len(c.Untrusted()) > 0
+		return a
+	}
 	var roots []string
 	for _, r := range c.Env.Workspace.Roots() {
 		roots = append(roots, r.Path)
@@ -167,6 +194,9 @@ func (c *Call) Apply(ctx context.Context, p *Plan) (Result, error) {
 	if err := c.refuseDirty(p); err != nil {
 		return Failf("nothing was written: %v", err), nil
 	}
+	if srcs := c.Untrusted(); len(srcs) > 0 && c.inMemory(p) {
+		p.Title += " (this request read content from outside: " + listSources(srcs) + ")"
+	}
 	d := c.planDiff(p)
 	if c.Env.Mode() == protocol.ModeDryRun {
 		if c.Prepare {
@@ -194,6 +224,16 @@ func (c *Call) Apply(ctx context.Context, p *Plan) (Result, error) {
 	return c.write(ctx, p, d)
 }
 
+// listSources names a request's outside sources for a title: the first
+// few, and how many more.
+func listSources(srcs []string) string {
+	const shown = 3
+	if len(srcs) <= shown {
+		return strings.Join(srcs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(srcs[:shown], ", "), len(srcs)-shown)
+}
+
 // changeStep describes a plan for Authorize. For a single file's new
 // content the user is also given the hunks, to keep or drop one by one.
 func (c *Call) changeStep(p *Plan, d string) Step {
@@ -212,6 +252,12 @@ func (c *Call) changeStep(p *Plan, d string) Step {
 	a := c.action(p)
 	if a.Outside {
 		req.Kind = protocol.ApprovalOutside
+	}
+	if c.inMemory(p) {
+		req.Kind = protocol.ApprovalMemory
+		if a.Untrusted {
+			req.Untrusted = c.Untrusted()
+		}
 	}
 	return Step{Request: req, Action: a, Always: &permission.Rule{Kind: req.Kind}, Detail: detail}
 }
@@ -335,6 +381,9 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 		unlock()
 		return Failf("cancelled before writing; nothing was changed"), nil
 	}
+	if c.inMemory(p) {
+		written = nil // the editor checks no memory file
+	}
 	watch := c.watchProblems(written)
 	for i, ch := range p.Changes {
 		if err := c.applyOne(ch); err != nil {
@@ -350,12 +399,12 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 // left behind: the changes before it were written, it and those after it
 // were not.
 func (c *Call) faultReport(p *Plan, i int, err error) string {
-	name := c.Env.Workspace.Rel(p.Changes[i].Path.Abs)
+	name := c.display(p.Changes[i].Path)
 	msg := fmt.Sprintf("writing %s failed because of a fault on this machine, not in your call (%v), so %s was not changed.", name, err, name)
 	if i > 0 {
 		var done []string
 		for _, ch := range p.Changes[:i] {
-			done = append(done, c.Env.Workspace.Rel(ch.Path.Abs))
+			done = append(done, c.display(ch.Path))
 		}
 		msg += " These were written before it: " + strings.Join(done, ", ") + "; undo puts them back."
 	}

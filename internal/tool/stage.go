@@ -3,8 +3,10 @@ package tool
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tether-dev/tether/internal/staging"
+	"github.com/tether-dev/tether/internal/workspace"
 )
 
 // stage keeps a plan as a staged change instead of writing it (dryRun).
@@ -42,11 +44,11 @@ func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error)
 			return Failf("staged change %s has an unknown kind of change %q; drop it", e.ID, sc.Kind), nil
 		}
 		var err error
-		if ch.Path, err = c.LocateWrite(sc.Path); err != nil {
+		if ch.Path, err = c.locateStaged(sc.Path); err != nil {
 			return Failf("cannot apply %s: %v", e.ID, err), nil
 		}
 		if sc.From != "" {
-			if ch.From, err = c.LocateWrite(sc.From); err != nil {
+			if ch.From, err = c.locateStaged(sc.From); err != nil {
 				return Failf("cannot apply %s: %v", e.ID, err), nil
 			}
 		}
@@ -56,4 +58,15 @@ func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error)
 		return Failf("nothing was written: %v", err), nil
 	}
 	return c.write(ctx, p, e.Diff)
+}
+
+// locateStaged resolves a staged change's path: a file inside the
+// workspace, or one of the project's memories.
+func (c *Call) locateStaged(path string) (workspace.Location, error) {
+	if filepath.IsAbs(path) {
+		if real, err := workspace.Real(path); err == nil && c.Env.Memory.Holds(real) {
+			return workspace.Location{Abs: path, Real: real}, nil
+		}
+	}
+	return c.LocateWrite(path)
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
+	"github.com/tether-dev/tether/internal/memory"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/staging"
@@ -109,6 +110,8 @@ type Settings struct {
 	ShellTimeout time.Duration
 	// AgentMaxTurns is how many model turns a sub-agent may take.
 	AgentMaxTurns int
+	// MemoryMaxBytes caps one project memory, frontmatter included.
+	MemoryMaxBytes int
 }
 
 // PermissionMode is the mode in force.
@@ -159,6 +162,14 @@ func (s *Settings) AgentTurns() int {
 	return s.AgentMaxTurns
 }
 
+// MemoryMax is the size cap of one project memory, in bytes.
+func (s *Settings) MemoryMax() int {
+	if s == nil || s.MemoryMaxBytes <= 0 {
+		return memory.DefaultMaxBytes
+	}
+	return s.MemoryMaxBytes
+}
+
 // Env is fixed for a connection (or one CLI run): where the workspace is,
 // who to ask, the settings, and the project's stores.
 type Env struct {
@@ -179,6 +190,10 @@ type Env struct {
 	Rules       *permission.Rules
 	Staging     *staging.Store
 	Jobs        *shell.Jobs
+	// Memory is the project's memory folder; without it the memory tools
+	// are not offered. Changes to its files are memory writes: medium
+	// risk, never "outside the workspace".
+	Memory *memory.Store
 	// Trusted is the user's word that the project's own code may run: its
 	// test runners then run without asking.
 	Trusted bool
@@ -202,6 +217,7 @@ func (e *Env) Attach(st *stores.Stores) {
 	e.Rules = st.Rules
 	e.Staging = st.Staging
 	e.Trusted = st.Trusted
+	e.Memory = st.Memory
 	if st.Jobs != nil {
 		e.Jobs = st.Jobs
 	}

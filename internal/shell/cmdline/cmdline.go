@@ -33,6 +33,9 @@ type Analysis struct {
 	// Unknowable, when set, says why the programs cannot all be known
 	// before the command runs. Such a command always asks.
 	Unknowable string
+	// Network lists what the command evidently reads from the network
+	// ("curl", "git fetch"): its output is content from outside.
+	Network []string
 	// Detaches is set when the command may start processes meant to
 	// outlive it (setsid, nohup, disown, a daemon launcher), which leave
 	// its process group and must be looked for when it ends.
@@ -257,6 +260,9 @@ func (s *scope) command(args []*syntax.Word, bypassFuncs bool) {
 	if h, ok := lookupHandler(name); ok {
 		h(s, name, args[1:])
 		return
+	}
+	if what := networkUse(name, args[1:]); what != "" {
+		s.network(what)
 	}
 	s.program(name)
 }
