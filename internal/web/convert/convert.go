@@ -94,19 +94,22 @@ func mediaType(contentType string) string {
 // UTF-8, anything else as windows-1252, as browsers do.
 func Decode(body []byte, contentType string) string {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain && utf8.Valid(body) {
+	var text string
+	switch {
+	case !certain && utf8.Valid(body):
 		// DetermineEncoding looks at the first 1024 bytes only: an ASCII
 		// start followed by UTF-8 would otherwise be read as windows-1252.
-		return string(body)
+		text = string(body)
+	case enc == encoding.Nop || name == "utf-8":
+		text = strings.ToValidUTF8(string(body), "\uFFFD")
+	default:
+		out, _, err := transform.Bytes(enc.NewDecoder(), body)
+		if err != nil {
+			out = []byte(strings.ToValidUTF8(string(body), "\uFFFD"))
+		}
+		text = string(out)
 	}
-	if enc == encoding.Nop || name == "utf-8" {
-		return strings.ToValidUTF8(string(body), "\uFFFD")
-	}
-	out, _, err := transform.Bytes(enc.NewDecoder(), body)
-	if err != nil {
-		return strings.ToValidUTF8(string(body), "\uFFFD")
-	}
-	return string(out)
+	return strings.TrimPrefix(text, "\uFEFF")
 }
 
 // MaxInput is the most HTML a conversion reads. Both converters take about

@@ -240,7 +240,9 @@ type TimeoutError struct {
 	After time.Duration
 }
 
-func (e *TimeoutError) Error() string { return fmt.Sprintf("fetch %s: no complete answer within %s", e.URL, e.After) }
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("fetch %s: no complete answer within %s", e.URL, e.After)
+}
 
 // ErrTooManyRedirects ends a fetch that kept being redirected.
 var ErrTooManyRedirects = fmt.Errorf("stopped after %d redirects", MaxRedirects)
