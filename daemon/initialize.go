@@ -12,6 +12,7 @@ import (
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -92,6 +93,10 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
 		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
 	}
+	webCfg, err := web.NewConfig(web.FromProtocol(set))
+	if err != nil {
+		return nil, invalidParams("settings.%v", err)
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
@@ -100,7 +105,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget},
+		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, Web: webCfg},
 	}
 	if err := s.attachServices(env, set); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

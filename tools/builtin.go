@@ -13,6 +13,8 @@ func Builtin() *tool.Registry {
 		Problems,
 		Todo,
 		AskUser,
+		WebSearch,
+		WebFetch,
 		WriteFile,
 		EditFile,
 		MultiEdit,

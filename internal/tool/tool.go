@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
@@ -26,6 +27,7 @@ import (
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -107,6 +109,9 @@ type Settings struct {
 	SettleTime time.Duration
 	// ShellTimeout is the shell tool's default timeout.
 	ShellTimeout time.Duration
+	// Web is the web tools' settings: allowed and private hosts, limits,
+	// the search engine.
+	Web web.Config
 }
 
 // PermissionMode is the mode in force.
@@ -177,6 +182,17 @@ type Env struct {
 	// Requests remembers what each request has read from outside (the
 	// web), which later calls of the same request must answer for.
 	Requests *Requests
+
+	webOnce   sync.Once
+	webClient *web.Client
+}
+
+// Web is the web tools' client, made from Settings.Web on first use and
+// shared by every call in this Env, so its pages and searches are kept
+// for all of them.
+func (e *Env) Web() *web.Client {
+	e.webOnce.Do(func() { e.webClient = web.New(e.Settings.Web) })
+	return e.webClient
 }
 
 // Attach lends a project's open stores to the Env.

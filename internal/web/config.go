@@ -10,6 +10,7 @@ import (
 	"github.com/tether-dev/tether/internal/web/ddg"
 	"github.com/tether-dev/tether/internal/web/fetch"
 	"github.com/tether-dev/tether/internal/web/hostrule"
+	"github.com/tether-dev/tether/protocol"
 )
 
 // Defaults of the settings.
@@ -30,6 +31,18 @@ type Settings struct {
 	Timeout        time.Duration
 	MaxBytes       int64
 	BraveAPIKey    string
+}
+
+// FromProtocol takes the web settings out of initialize's settings.
+func FromProtocol(p protocol.Settings) Settings {
+	return Settings{
+		AllowedHosts:   p.WebAllowedHosts,
+		PrivateHosts:   p.WebPrivateHosts,
+		SearchEndpoint: p.WebSearchEndpoint,
+		Timeout:        time.Duration(p.WebTimeout) * time.Second,
+		MaxBytes:       int64(p.WebMaxBytes),
+		BraveAPIKey:    p.BraveAPIKey,
+	}
 }
 
 // Config is the web settings, checked. The zero Config is the defaults:

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/web/convert"
 	"github.com/tether-dev/tether/internal/web/ddg"
 	"github.com/tether-dev/tether/internal/web/fetch"
+	"github.com/tether-dev/tether/internal/web/hostrule"
 )
 
 // The kept pages and searches live this long, and weigh at most this much.
@@ -34,6 +35,13 @@ const (
 
 // MaxConvertBytes is the most HTML converted to Markdown.
 const MaxConvertBytes = convert.MaxInput
+
+// MaxURLLength is the longest URL fetched.
+const MaxURLLength = fetch.MaxURLLength
+
+// DisplayHost is a canonical host as people read it (an internationalised
+// name in Unicode), for showing only.
+func DisplayHost(host string) string { return hostrule.Display(host) }
 
 // UserAgent is sent with every request.
 const UserAgent = "Mozilla/5.0 (compatible; Tether; +https://github.com/tether-dev/tether)"

@@ -19,7 +19,16 @@ type BlockedError struct {
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("dial %s: %s resolves to %s, a %s address, which web requests may not reach", e.Host, e.Host, e.IP, e.Kind)
+	return fmt.Sprintf("dial %s: %s, which web requests may not reach", e.Host, e.Where())
+}
+
+// Where says where the host led: "127.0.0.1 is a loopback address", or
+// "db.example resolves to 10.0.0.5, a private address".
+func (e *BlockedError) Where() string {
+	if e.Host == e.IP.String() || e.Host == e.IP.Unmap().String() {
+		return fmt.Sprintf("%s is a %s address", e.Host, e.Kind)
+	}
+	return fmt.Sprintf("%s resolves to %s, a %s address", e.Host, e.IP, e.Kind)
 }
 
 // guard decides, at dial time and on the address actually dialed, whether
