@@ -10,6 +10,10 @@ export interface TetherConfig {
   logLevel: string;
   undoKeep: number;
   shellTimeout: number;
+  /** Hosts fetched without asking; hosts or CIDRs on private networks that may be reached. */
+  webAllowedHosts: string[];
+  webPrivateHosts: string[];
+  webTimeout: number;
 }
 
 export const configSection = "tether";
@@ -22,6 +26,9 @@ export function readConfig(): TetherConfig {
     logLevel: c.get<string>("logLevel", "info"),
     undoKeep: c.get<number>("undo.keep", 20),
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),
+    webAllowedHosts: c.get<string[]>("web.allowedHosts", []),
+    webPrivateHosts: c.get<string[]>("web.allowedPrivateHosts", []),
+    webTimeout: c.get<number>("web.timeout", 30),
   };
 }
 
@@ -32,7 +39,14 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
     logLevel: cfg.logLevel,
     undoKeep: cfg.undoKeep,
     shellTimeout: cfg.shellTimeout,
+    webTimeout: cfg.webTimeout,
   };
+  if (cfg.webAllowedHosts.length > 0) {
+    s.webAllowedHosts = cfg.webAllowedHosts;
+  }
+  if (cfg.webPrivateHosts.length > 0) {
+    s.webPrivateHosts = cfg.webPrivateHosts;
+  }
   if (rgPath) {
     s.rgPath = rgPath;
   }
