@@ -15,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/web"
+	"github.com/tether-dev/tether/internal/web/webtest"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -396,5 +397,31 @@ func TestWebDescriptionsFollowTheSettings(t *testing.T) {
 	}
 	if d := WebSearch.Info(nil).Description; !strings.Contains(d, "DuckDuckGo") || !strings.Contains(d, "at most 20") {
 		t.Errorf("web_search: %s", d)
+	}
+}
+
+// BenchmarkWebFetchCached is the web_fetch tool serving a 200 KB page
+// again from the cache, through the registry. Target: under 1 ms.
+func BenchmarkWebFetchCached(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(webtest.Article(200 << 10)))
+	}))
+	defer srv.Close()
+	cfg, _ := web.NewConfig(web.Settings{PrivateHosts: []string{"127.0.0.1"}})
+	env := &tool.Env{Settings: tool.Settings{Mode: protocol.ModeBypass, Web: cfg}, Requests: tool.NewRequests()}
+	defer env.Web().Close()
+	reg := Builtin()
+	args := []byte(fmt.Sprintf(`{"url": %q}`, srv.URL+"/article"))
+	call := func() {
+		r := reg.Invoke(context.Background(), &tool.Call{Name: "web_fetch", Args: args, RequestID: "b", Budget: tool.NewBudget(0, 0), Session: tool.NewSession(), Env: env})
+		if r.IsError {
+			b.Fatal(r.Content)
+		}
+	}
+	call()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		call()
 	}
 }

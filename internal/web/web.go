@@ -210,17 +210,16 @@ func (p *Page) Window(start, maxChars, maxBytes int) (part string, next int) {
 	if start >= p.Chars {
 		return "", p.Chars
 	}
-	from := byteOffset(p.Text, 0, start)
-	rest := p.Text[from:]
-	// The longest prefix of rest within both limits.
-	end, n := 0, 0
-	for end < len(rest) && n < maxChars {
-		_, size := utf8.DecodeRuneInString(rest[end:])
-		if end+size > maxBytes {
-			break
-		}
-		end += size
-		n++
+	rest := p.Text[byteOffset(p.Text, start):]
+	// The longest prefix of rest within both limits, on a character
+	// boundary.
+	end := min(len(rest), max(maxBytes, 0))
+	for end > 0 && end < len(rest) && !utf8.RuneStart(rest[end]) {
+		end--
+	}
+	n := utf8.RuneCountInString(rest[:end])
+	if n > maxChars {
+		end, n = byteOffset(rest, maxChars), maxChars
 	}
 	if end < len(rest) {
 		// Not the end: break at the last newline in the window's final
@@ -230,7 +229,7 @@ func (p *Page) Window(start, maxChars, maxBytes int) (part string, next int) {
 			end = i + 1
 		}
 	}
-	if end == 0 && len(rest) > 0 {
+	if end == 0 {
 		// A window too small for one character still moves on.
 		_, size := utf8.DecodeRuneInString(rest)
 		end, n = size, 1
@@ -238,14 +237,19 @@ func (p *Page) Window(start, maxChars, maxBytes int) (part string, next int) {
 	return rest[:end], start + n
 }
 
-// byteOffset is the byte index in s of character chars, counting from byte from.
-func byteOffset(s string, from, chars int) int {
-	i := from
-	for n := 0; n < chars && i < len(s); n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+// byteOffset is the byte index in s of its character number chars (len(s)
+// past the end).
+func byteOffset(s string, chars int) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if utf8.RuneStart(s[i]) {
+			if n == chars {
+				return i
+			}
+			n++
+		}
 	}
-	return i
+	return len(s)
 }
 
 // Result is one search hit.

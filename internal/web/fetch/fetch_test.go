@@ -475,3 +475,27 @@ func TestSameSite(t *testing.T) {
 		}
 	}
 }
+
+// An internationalised host is requested, and judged, in its ASCII form.
+func TestIDNAHost(t *testing.T) {
+	srv, port := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "host=%s", r.Host)
+	}))
+	c := newClient(t, Options{Private: private(t, "bücher.test")})
+	var dialed atomic.Value
+	c.RewriteDial(func(addr string) string { dialed.Store(addr); return srv.Listener.Addr().String() })
+	tg, err := c.Check("http://BÜCHER.test:" + port + "/katalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Host != "xn--bcher-kva.test" || !tg.Private || tg.Upgraded {
+		t.Fatalf("target %+v", tg)
+	}
+	resp, err := c.Get(context.Background(), tg, "*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "host=xn--bcher-kva.test:"+port || dialed.Load() != "xn--bcher-kva.test:"+port {
+		t.Fatalf("body %q, dialed %v", resp.Body, dialed.Load())
+	}
+}
