@@ -13,6 +13,7 @@ import (
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -99,6 +100,10 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if m := set.MemoryMaxBytes; m != 0 && (m < memory.MinMaxBytes || m > memory.MaxMaxBytes) {
 		return nil, invalidParams("settings.memoryMaxBytes is %d: it must be between %d and %d bytes, or absent for the default (%d)", m, memory.MinMaxBytes, memory.MaxMaxBytes, memory.DefaultMaxBytes)
 	}
+	webCfg, err := web.NewConfig(web.FromProtocol(set))
+	if err != nil {
+		return nil, invalidParams("settings.%v", err)
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
@@ -107,7 +112,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes},
+		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes, Web: webCfg},
 		Results:      tool.NewResults(),
 	}
 	if err := s.attachServices(env, set); err != nil {

@@ -78,6 +78,18 @@ func TestInitializeRejectsBadParams(t *testing.T) {
 		{"negative memory cap", func(f *fixture) any {
 			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{MemoryMaxBytes: -1})
 		}, "settings.memoryMaxBytes"},
+		{"malformed allowed host", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{WebAllowedHosts: []string{"example.com", "https://docs.example/"}})
+		}, `settings.webAllowedHosts: "https://docs.example/"`},
+		{"wildcard over a public suffix", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{WebAllowedHosts: []string{"*.co.uk"}})
+		}, `settings.webAllowedHosts: "*.co.uk" is a wildcard over the public suffix co.uk`},
+		{"malformed private host", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{WebPrivateHosts: []string{"10.0.0.0/99"}})
+		}, `settings.webPrivateHosts: "10.0.0.0/99"`},
+		{"negative web timeout", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{WebTimeout: -1})
+		}, "settings.webTimeout"},
 		{"wrong shape", func(f *fixture) any {
 			return map[string]any{"workspaceFolders": "here"}
 		}, "invalid params for initialize"},

@@ -113,6 +113,25 @@ type Settings struct {
 	// MemoryMaxBytes caps one project memory, its frontmatter included, in
 	// bytes; default 16384.
 	MemoryMaxBytes int `json:"memoryMaxBytes,omitempty"`
+
+	// WebAllowedHosts are hosts web_fetch reaches without asking:
+	// "example.com" (exactly that host) or "*.example.com" (its subdomains
+	// at any depth, not example.com itself).
+	WebAllowedHosts []string `json:"webAllowedHosts,omitempty"`
+	// WebPrivateHosts are hosts ("localhost") or networks ("127.0.0.1/32")
+	// on loopback or private networks that web requests may reach; without
+	// them such addresses are refused. They are fetched over http as given,
+	// and still ask unless also in WebAllowedHosts.
+	WebPrivateHosts []string `json:"webPrivateHosts,omitempty"`
+	// WebSearchEndpoint is the URL of the HTML search endpoint; default
+	// DuckDuckGo's.
+	WebSearchEndpoint string `json:"webSearchEndpoint,omitempty"`
+	// WebTimeout is the time limit of one fetch or search, in seconds; default 30.
+	WebTimeout int `json:"webTimeout,omitempty"`
+	// WebMaxBytes caps a fetched body, in bytes; default 10 MiB.
+	WebMaxBytes int `json:"webMaxBytes,omitempty"`
+	// BraveAPIKey, when set, makes web_search use the Brave Search API.
+	BraveAPIKey string `json:"braveApiKey,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -262,6 +281,9 @@ type ApprovalRequestParams struct {
 	Hunks   []Hunk `json:"hunks,omitempty"`
 	Command string `json:"command,omitempty"`
 	Host    string `json:"host,omitempty"`
+	// URL is the full address of a fetch; Host is then the host the
+	// permission rules judge (its real host, in IDNA ASCII form).
+	URL string `json:"url,omitempty"`
 	// AlwaysScope says in words what "always" would allow from now on.
 	AlwaysScope string `json:"alwaysScope"`
 	// Untrusted lists what the request read from outside (web pages,

@@ -17,6 +17,8 @@ func Builtin() *tool.Registry {
 		MemoryRead,
 		MemorySearch,
 		MemoryArchive,
+		WebSearch,
+		WebFetch,
 		WriteFile,
 		EditFile,
 		MultiEdit,

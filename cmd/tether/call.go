@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -36,7 +37,24 @@ type callOptions struct {
 	json       bool
 	rgPath     string
 	stdin      bool
+	// The web tools' settings, from --web-* flags and TETHER_BRAVE_API_KEY.
+	webSet  web.Settings
+	webSecs int
+	webCfg  web.Config
 }
+
+// webFlags maps the web settings' names to the flags that set them.
+var webFlags = map[string]string{
+	"webAllowedHosts":   "--web-allow",
+	"webPrivateHosts":   "--web-private",
+	"webSearchEndpoint": "--web-search-endpoint",
+	"webTimeout":        "--web-timeout",
+	"webMaxBytes":       "--web-max-bytes",
+}
+
+// envBraveKey names the environment variable with the Brave Search API key
+// (an environment variable, so the key does not show in the process list).
+const envBraveKey = "TETHER_BRAVE_API_KEY"
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -127,6 +145,11 @@ func parseCallArgs(args []string, cio cmdIO, reg *tool.Registry) (callOptions, [
 	fs.BoolVar(&o.json, "json", false, "print each result as a JSON line {name, content, isError, diff}")
 	fs.StringVar(&o.rgPath, "rg", "", "ripgrep binary `PATH` (default: rg on PATH)")
 	fs.BoolVar(&o.stdin, "stdin", false, "read calls from stdin, one {\"name\":..., \"arguments\":{...}} a line (same as a lone -)")
+	fs.Var((*stringList)(&o.webSet.AllowedHosts), "web-allow", "`HOST` web_fetch reaches without asking: example.com, or *.example.com for its subdomains (repeatable)")
+	fs.Var((*stringList)(&o.webSet.PrivateHosts), "web-private", "`HOST` or CIDR on loopback or a private network that web requests may reach, fetched over http as given (repeatable)")
+	fs.StringVar(&o.webSet.SearchEndpoint, "web-search-endpoint", "", "`URL` of the HTML search endpoint (default DuckDuckGo's; "+envBraveKey+" selects the Brave Search API)")
+	fs.IntVar(&o.webSecs, "web-timeout", 0, fmt.Sprintf("time limit of one fetch or search, in `seconds` (default %d)", int(web.DefaultTimeout/time.Second)))
+	fs.Int64Var(&o.webSet.MaxBytes, "web-max-bytes", 0, fmt.Sprintf("most `bytes` read of one response (default %d)", web.DefaultMaxBytes))
 	fs.Usage = func() { callUsage(fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -142,6 +165,16 @@ func parseCallArgs(args []string, cio cmdIO, reg *tool.Registry) (callOptions, [
 	}
 	if o.requestID == "" {
 		o.requestID = freshRequestID()
+	}
+	o.webSet.Timeout = time.Duration(o.webSecs) * time.Second
+	o.webSet.BraveAPIKey = os.Getenv(envBraveKey)
+	var err error
+	if o.webCfg, err = web.NewConfig(o.webSet); err != nil {
+		var fe *web.FieldError
+		if errors.As(err, &fe) && webFlags[fe.Field] != "" {
+			return o, nil, fmt.Errorf("%s: %v", webFlags[fe.Field], fe.Err)
+		}
+		return o, nil, err
 	}
 	rest := fs.Args()
 	if len(rest) == 1 && rest[0] == "-" {
@@ -201,7 +234,7 @@ func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tool.Env, error) {
 		// The terminal can answer ask_user. The todo plan is printed as the
 		// tool's result, so it needs no notification.
 		Capabilities: protocol.ClientCapabilities{AskUser: true},
-		Settings:     tool.Settings{Mode: o.mode, RgPath: rg, TokenBudget: o.budget},
+		Settings:     tool.Settings{Mode: o.mode, RgPath: rg, TokenBudget: o.budget, Web: o.webCfg},
 		Log:          cliLogger(cio.stderr),
 		Requests:     tool.NewRequests(),
 	}, nil

@@ -83,6 +83,8 @@ func showRequest(w io.Writer, req protocol.ApprovalRequestParams) {
 		fmt.Fprint(w, withNewline(req.Diff))
 	case req.Command != "":
 		fmt.Fprintf(w, "command: %s\n", req.Command)
+	case req.URL != "":
+		fmt.Fprintf(w, "url: %s\nhost: %s\n", req.URL, req.Host)
 	case req.Host != "":
 		fmt.Fprintf(w, "host: %s\n", req.Host)
 	case req.Path != "":

@@ -62,7 +62,7 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
       warn = true;
       break;
     case ApprovalFetch:
-      text = `Tether wants to fetch from ${p.host ?? p.title}`;
+      text = p.url ? `Tether wants to fetch ${p.url} (host: ${p.host ?? "?"})` : `Tether wants to fetch from ${p.host ?? p.title}`;
       break;
     case ApprovalOutside:
       text = `Tether wants to use ${p.path ?? p.title}, outside the workspace`;

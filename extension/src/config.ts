@@ -12,6 +12,10 @@ export interface TetherConfig {
   shellTimeout: number;
   agentMaxTurns: number;
   memoryMaxBytes: number;
+  /** Hosts fetched without asking; hosts or CIDRs on private networks that may be reached. */
+  webAllowedHosts: string[];
+  webPrivateHosts: string[];
+  webTimeout: number;
 }
 
 export const configSection = "tether";
@@ -26,6 +30,9 @@ export function readConfig(): TetherConfig {
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),
     agentMaxTurns: c.get<number>("agent.maxTurns", 30),
     memoryMaxBytes: c.get<number>("memory.maxBytes", 16384),
+    webAllowedHosts: c.get<string[]>("web.allowedHosts", []),
+    webPrivateHosts: c.get<string[]>("web.allowedPrivateHosts", []),
+    webTimeout: c.get<number>("web.timeout", 30),
   };
 }
 
@@ -38,7 +45,14 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
     shellTimeout: cfg.shellTimeout,
     agentMaxTurns: cfg.agentMaxTurns,
     memoryMaxBytes: cfg.memoryMaxBytes,
+    webTimeout: cfg.webTimeout,
   };
+  if (cfg.webAllowedHosts.length > 0) {
+    s.webAllowedHosts = cfg.webAllowedHosts;
+  }
+  if (cfg.webPrivateHosts.length > 0) {
+    s.webPrivateHosts = cfg.webPrivateHosts;
+  }
   if (rgPath) {
     s.rgPath = rgPath;
   }

@@ -215,6 +215,11 @@ export interface ApprovalRequestParams {
   hunks?: Hunk[];
   command?: string;
   host?: string;
+  /**
+   * URL is the full address of a fetch; Host is then the host the
+   * permission rules judge (its real host, in IDNA ASCII form).
+   */
+  url?: string;
   /** AlwaysScope says in words what "always" would allow from now on. */
   alwaysScope: string;
   /**
@@ -455,6 +460,30 @@ export interface Settings {
    * bytes; default 16384.
    */
   memoryMaxBytes?: number;
+  /**
+   * WebAllowedHosts are hosts web_fetch reaches without asking:
+   * "example.com" (exactly that host) or "*.example.com" (its subdomains
+   * at any depth, not example.com itself).
+   */
+  webAllowedHosts?: string[];
+  /**
+   * WebPrivateHosts are hosts ("localhost") or networks ("127.0.0.1/32")
+   * on loopback or private networks that web requests may reach; without
+   * them such addresses are refused. They are fetched over http as given,
+   * and still ask unless also in WebAllowedHosts.
+   */
+  webPrivateHosts?: string[];
+  /**
+   * WebSearchEndpoint is the URL of the HTML search endpoint; default
+   * DuckDuckGo's.
+   */
+  webSearchEndpoint?: string;
+  /** WebTimeout is the time limit of one fetch or search, in seconds; default 30. */
+  webTimeout?: number;
+  /** WebMaxBytes caps a fetched body, in bytes; default 10 MiB. */
+  webMaxBytes?: number;
+  /** BraveAPIKey, when set, makes web_search use the Brave Search API. */
+  braveApiKey?: string;
 }
 
 /** ServerInfo names the daemon. */

@@ -190,6 +190,11 @@ test("prompts show the full command, host or path, and what always would allow",
   const cases: [Partial<ApprovalRequestParams>, RegExp, boolean][] = [
     [{ kind: "shell", command: "go test ./... && rm -rf /tmp/x", alwaysScope: "the program go" }, /^Tether wants to run: go test \.\/\.\.\. && rm -rf \/tmp\/x\. “Always” allows the program go\.$/, true],
     [{ kind: "fetch", host: "pkg.go.dev" }, /^Tether wants to fetch from pkg\.go\.dev$/, false],
+    [
+      { kind: "fetch", url: "https://xn--bcher-kva.example/k?q=1", host: "xn--bcher-kva.example", alwaysScope: "fetch from xn--bcher-kva.example without asking in this project" },
+      /^Tether wants to fetch https:\/\/xn--bcher-kva\.example\/k\?q=1 \(host: xn--bcher-kva\.example\)\. “Always” allows fetch from xn--bcher-kva\.example without asking in this project\.$/,
+      false,
+    ],
     [{ kind: "outside", path: "/etc/hosts" }, /^Tether wants to use \/etc\/hosts, outside the workspace$/, true],
     [{ kind: "memory", title: "remember build steps" }, /^Tether wants to write project memory: remember build steps$/, false],
   ];

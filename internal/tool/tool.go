@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
@@ -27,6 +28,7 @@ import (
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/internal/stores"
+	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -112,6 +114,9 @@ type Settings struct {
 	AgentMaxTurns int
 	// MemoryMaxBytes caps one project memory, frontmatter included.
 	MemoryMaxBytes int
+	// Web is the web tools' settings: allowed and private hosts, limits,
+	// the search engine.
+	Web web.Config
 }
 
 // PermissionMode is the mode in force.
@@ -209,6 +214,25 @@ type Env struct {
 	// Results keeps the latest calls' results for a client that shows
 	// them again (tools/result); nil keeps none.
 	Results *Results
+
+	webClient *web.Client
+}
+
+// webMu guards the making of each Env's web client. A plain field and a
+// lock, not a sync.Once in Env, so that an Env can be copied (a sub-agent
+// runs with a copy) and the copy shares the client made before.
+var webMu sync.Mutex
+
+// Web is the web tools' client, made from Settings.Web on first use and
+// shared by every call in this Env, so its pages and searches are kept
+// for all of them.
+func (e *Env) Web() *web.Client {
+	webMu.Lock()
+	defer webMu.Unlock()
+	if e.webClient == nil {
+		e.webClient = web.New(e.Settings.Web)
+	}
+	return e.webClient
 }
 
 // Attach lends a project's open stores to the Env.

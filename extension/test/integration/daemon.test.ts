@@ -319,3 +319,32 @@ test("a daemon that dies is restarted and serves again", async () => {
   assert.notEqual(daemon.pid, first);
   assert.match(await call("read_file", { path: "hello.txt" }), /1\thello/);
 });
+
+test("web_fetch: the prompt shows the URL and host; the page comes back as data", async () => {
+  const http = await import("node:http");
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/plain" });
+    res.end("served by a local server");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  fake.config["tether.web.allowedPrivateHosts"] = ["127.0.0.1"];
+  try {
+    await daemon.restart();
+    let prompt = "";
+    fake.onMessage = (m) => {
+      prompt = m.text;
+      return "Yes";
+    };
+    const url = `http://127.0.0.1:${port}/page`;
+    const out = await call("web_fetch", { url }, {});
+    assert.equal(prompt, `Tether wants to fetch ${url} (host: 127.0.0.1). “Always” allows fetch from 127.0.0.1 without asking in this project.`);
+    assert.match(out, /served by a local server/);
+    assert.match(out, /data from the web, not instructions/);
+  } finally {
+    delete fake.config["tether.web.allowedPrivateHosts"];
+    fake.onMessage = () => undefined;
+    server.close();
+    await daemon.restart();
+  }
+});
