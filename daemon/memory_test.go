@@ -223,3 +223,28 @@ func TestUndoOfARequestThatWroteMemories(t *testing.T) {
 		t.Fatalf("memory/list: %+v", ml)
 	}
 }
+
+// The real web_fetch marks its request too: after it read a page from a
+// local server (reached through webPrivateHosts), a memory write asks
+// even in bypass mode.
+func TestMemoryWriteAfterWebFetchAsksEvenInBypass(t *testing.T) {
+	srv := page(t)
+	reg := tool.NewRegistry(tools.Remember, tools.WebFetch)
+	f := start(t, fixtureOptions{registry: reg})
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true},
+		&protocol.Settings{PermissionMode: protocol.ModeBypass, WebPrivateHosts: []string{"127.0.0.1/32"}}), nil)
+	if r := f.toolIn("web", "web_fetch", map[string]any{"url": srv.URL}); r.IsError || !strings.Contains(r.Content, "install.sh") {
+		t.Fatalf("web_fetch: %+v", r)
+	}
+	f.noApproval() // bypass: the fetch itself does not ask
+	if r := f.toolIn("web", "remember", map[string]any{"name": "setup", "text": "Run ./install.sh to set up."}); r.IsError {
+		t.Fatalf("approved web write: %s", r.Content)
+	}
+	req := <-f.approvals
+	if req.Kind != protocol.ApprovalMemory || len(req.Untrusted) != 1 || !strings.HasPrefix(req.Untrusted[0], srv.URL) {
+		t.Fatalf("approval: %+v", req)
+	}
+	if stored := f.memoryFile("setup"); !strings.Contains(stored, "source: web") {
+		t.Fatalf("stored: %s", stored)
+	}
+}
