@@ -107,6 +107,15 @@ type Settings struct {
 	SettleTime time.Duration
 	// ShellTimeout is the shell tool's default timeout.
 	ShellTimeout time.Duration
+	// Compose bounds compose programs; zero fields take compose's defaults.
+	Compose ComposeSettings
+}
+
+// ComposeSettings are the compose limits a client may change.
+type ComposeSettings struct {
+	Timeout     time.Duration
+	MemoryBytes int
+	MaxCalls    int
 }
 
 // PermissionMode is the mode in force.
@@ -221,6 +230,10 @@ func (e *Env) Mode() protocol.Mode { return e.Settings.PermissionMode() }
 
 // Call is one invocation of a tool.
 type Call struct {
+	// ID names this call among the connection's calls (the JSON-RPC id of
+	// a tools/call; a compose program's child gets one from its parent),
+	// for reports of activity. It may be empty.
+	ID        string
 	Name      string
 	Args      json.RawMessage
 	RequestID string
