@@ -153,8 +153,8 @@ func firstParagraph(s string) string {
 
 // schema is the part of a JSON Schema signatures are written from.
 type schema struct {
-	Type        any                `json:"type"`
-	Description string             `json:"description"`
+	Type        any                        `json:"type"`
+	Description string                     `json:"description"`
 	Properties  map[string]json.RawMessage `json:"properties"`
 	Required    []string                   `json:"required"`
 	Items       json.RawMessage            `json:"items"`

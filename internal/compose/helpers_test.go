@@ -13,10 +13,10 @@ import (
 )
 
 type rawArgs struct {
-	Text string          `json:"text,omitempty"`
-	N    any             `json:"n,omitempty"`
-	List []any           `json:"list,omitempty"`
-	Obj  map[string]any  `json:"obj,omitempty"`
+	Text string         `json:"text,omitempty"`
+	N    any            `json:"n,omitempty"`
+	List []any          `json:"list,omitempty"`
+	Obj  map[string]any `json:"obj,omitempty"`
 }
 
 // echo answers with the arguments it received, as JSON.
