@@ -46,6 +46,7 @@ type gate struct {
 	inside  int
 	most    int
 	want    int
+	open    bool
 	release chan struct{}
 	entered chan struct{}
 }
@@ -65,7 +66,8 @@ func (g *gate) tool() tool.Tool {
 			g.mu.Lock()
 			g.inside++
 			g.most = max(g.most, g.inside)
-			if g.inside == g.want {
+			if g.inside == g.want && !g.open {
+				g.open = true
 				close(g.release)
 			}
 			g.mu.Unlock()

@@ -18,10 +18,28 @@
   // A limit the engine hits (memory, stack) is an InternalError; one the
   // host hits (calls, time, cancellation) is latched there. Either way the
   // guard throws the error on, so no catch gets past it.
+  // When memory runs out the engine may not even have room for an error
+  // object, and throws null; a program's own throw null (or rejection with
+  // null) is marked, so only the engine's counts as the memory limit.
+  let ownNullish = 0;
+  function thrown(v) {
+    if (v === null || v === undefined) ownNullish++;
+    return v;
+  }
   function guard(e) {
-    const kind = e instanceof Internal ? String(e.message || "out of memory") : "";
+    let kind = "";
+    if (e instanceof Internal) kind = String(e.message || "out of memory");
+    else if (e === null || e === undefined) {
+      if (ownNullish > 0) ownNullish--;
+      else kind = "out of memory";
+    }
     if (hostLimit(kind)) throw e;
   }
+  const origReject = Promise.reject;
+  defineProperty(Promise, "reject", {
+    value: function reject(v) { return origReject.call(this, thrown(v)); },
+    writable: false, configurable: false,
+  });
 
   // Rejection handlers go through the guard too: .catch, .then(_, f) and
   // Promise.allSettled cannot swallow a limit either.
@@ -208,6 +226,7 @@
   fix("search", search);
   fix("console", console);
   fix("__tether_guard", guard);
+  fix("__tether_thrown", thrown);
   fix("__tether_run", function (f) {
     const fail = (e) => {
       let d;

@@ -108,7 +108,7 @@ func (r *Runner) Execute(ctx context.Context, p *Checked) *Outcome {
 		Runner: r,
 		out:    &Outcome{},
 		caps:   map[int]*quickjs.PromiseCapability{},
-		done:   make(chan completion, r.Limits.MaxCalls+1),
+		wake:   make(chan struct{}, 1),
 		sem:    make(chan struct{}, r.Limits.Concurrency),
 	}
 	var cancel context.CancelFunc
@@ -136,7 +136,8 @@ type run struct {
 
 	mu       sync.Mutex // guards the children's fields their goroutines set
 	caps     map[int]*quickjs.PromiseCapability
-	done     chan completion
+	finished []completion  // calls ended, not yet handed to the engine (under mu)
+	wake     chan struct{} // a call ended
 	sem      chan struct{}
 	wg       sync.WaitGroup
 	inflight int
@@ -205,13 +206,22 @@ func (rn *run) loop() {
 			rn.failure = errStuck
 			return
 		}
-		select {
-		case c := <-rn.done:
+		rn.mu.Lock()
+		ready := rn.finished
+		rn.finished = nil
+		rn.mu.Unlock()
+		if len(ready) == 0 {
+			select {
+			case <-rn.wake:
+			case <-rn.ctx.Done():
+				rn.latchContext()
+				return
+			}
+			continue
+		}
+		for _, c := range ready {
 			rn.inflight--
 			rn.resolve(c)
-		case <-rn.ctx.Done():
-			rn.latchContext()
-			return
 		}
 	}
 }
@@ -503,11 +513,15 @@ func (rn *run) end(ch *Child, res tool.Result, d time.Duration, refused bool) {
 	case res.IsError:
 		status = protocol.ActivityError
 	}
+	rn.activity(ch, status, d)
 	rn.mu.Lock()
 	ch.Result, ch.Status, ch.Duration = res, status, d
+	rn.finished = append(rn.finished, completion{n: ch.N, res: res})
 	rn.mu.Unlock()
-	rn.activity(ch, status, d)
-	rn.done <- completion{n: ch.N, res: res}
+	select {
+	case rn.wake <- struct{}{}:
+	default:
+	}
 }
 
 func (rn *run) activity(ch *Child, status protocol.ActivityStatus, d time.Duration) {

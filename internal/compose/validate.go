@@ -194,6 +194,7 @@ type validator struct {
 	declared map[string]bool
 	refs     []*ast.Identifier
 	catches  []*ast.CatchStatement
+	throws   []*ast.ThrowStatement
 }
 
 func (v *validator) fail(idx file.Idx, format string, args ...any) {
@@ -259,6 +260,7 @@ func (v *validator) stmt(s ast.Statement) {
 	case *ast.ReturnStatement:
 		v.expr(s.Argument)
 	case *ast.ThrowStatement:
+		v.throws = append(v.throws, s)
 		v.expr(s.Argument)
 	case *ast.TryStatement:
 		v.stmts(s.Body.List)
@@ -384,7 +386,7 @@ func (v *validator) exprs(list []ast.Expression) {
 func (v *validator) args(list []ast.Expression) {
 	for _, e := range list {
 		if s, ok := e.(*ast.SpreadElement); ok {
-			v.fail(s.Idx0(), "spread is not in compose's subset; pass the values one by one, or an array")
+			v.fail(s.Idx0()-3, "spread is not in compose's subset; pass the values one by one, or an array")
 			continue
 		}
 		v.expr(e)
@@ -457,7 +459,7 @@ func (v *validator) expr(e ast.Expression) {
 	case *ast.TemplateLiteral:
 		v.fail(e.OpenQuote, "template literals are not in compose's subset; join strings with +")
 	case *ast.SpreadElement:
-		v.fail(e.Idx0(), "spread is not in compose's subset")
+		v.fail(e.Idx0()-3, "spread is not in compose's subset")
 	case *ast.ObjectPattern, *ast.ArrayPattern:
 		v.fail(e.Idx0(), "destructuring is not in compose's subset; bind one name and read its fields")
 	case *ast.ClassLiteral:
@@ -469,7 +471,7 @@ func (v *validator) expr(e ast.Expression) {
 	case *ast.SuperExpression:
 		v.fail(e.Idx, "super is not in compose's subset")
 	case *ast.MetaProperty:
-		v.fail(e.Idx, "%s.%s is not in compose's subset", e.Meta.Name, e.Property.Name)
+		v.fail(e.Meta.Idx, "%s.%s is not in compose's subset", e.Meta.Name, e.Property.Name)
 	default:
 		v.fail(e.Idx0(), "this expression is not in compose's subset")
 	}
@@ -504,7 +506,7 @@ func (v *validator) property(p ast.Property) {
 		}
 		v.expr(p.Value)
 	case *ast.SpreadElement:
-		v.fail(p.Idx0(), "spread is not in compose's subset; use Object.assign")
+		v.fail(p.Idx0()-3, "spread is not in compose's subset; use Object.assign")
 	default:
 		v.fail(p.Idx0(), "this property form is not in compose's subset")
 	}
@@ -533,7 +535,9 @@ func (v *validator) checkReferences() {
 
 // spliceGuards puts a guard call at the top of every catch block, so a
 // limit or a cancellation caught by the program is thrown on. A catch
-// without a binding gets one.
+// without a binding gets one. What a throw statement throws passes
+// through a marker, so the guard can tell a program's own throw null from
+// the null the engine throws when memory runs out.
 func (v *validator) spliceGuards(src string) string {
 	type insert struct {
 		at   int
@@ -549,6 +553,10 @@ func (v *validator) spliceGuards(src string) string {
 		}
 		ins = append(ins, insert{int(c.Catch) - base + len(token.CATCH.String()), " (" + reserved + "_e)"})
 		ins = append(ins, insert{brace, reserved + "_guard(" + reserved + "_e);"})
+	}
+	for _, t := range v.throws {
+		ins = append(ins, insert{int(t.Argument.Idx0()) - base, reserved + "_thrown("})
+		ins = append(ins, insert{int(t.Argument.Idx1()) - base, ")"})
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].at < ins[j].at })
 	var b strings.Builder
