@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -133,7 +134,7 @@ func (s *server) spawn(reply jsonrpc2.Replier, c *jsonrpc2.Call, m method) {
 	go func() {
 		defer s.calls.Done()
 		start := time.Now()
-		res, err := s.run(ctx, name, m, c.Params())
+		res, err := s.run(context.WithValue(ctx, callIDKey{}, fmt.Sprint(id)), name, m, c.Params())
 		s.mu.Lock()
 		delete(s.running, id) // before replying, so the id is free when the client sees the reply
 		s.mu.Unlock()
@@ -141,6 +142,15 @@ func (s *server) spawn(reply jsonrpc2.Replier, c *jsonrpc2.Call, m method) {
 		s.logger.Debug("call", "method", name, "id", id, "took", time.Since(start), "err", err)
 		s.reply(reply, name, res, err)
 	}()
+}
+
+// callIDKey carries a call's JSON-RPC id, as text, to the method serving it.
+type callIDKey struct{}
+
+// callID is the JSON-RPC id of the call ctx serves, or "".
+func callID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }
 
 // run calls m, turning a panic into an internal error instead of a dead

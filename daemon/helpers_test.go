@@ -68,7 +68,7 @@ type createArgs struct {
 	Content string `json:"content"`
 }
 
-func (tt *testTools) registry() *tool.Registry {
+func (tt *testTools) list() []tool.Tool {
 	block := tool.New(tool.Def[tagArgs]{
 		Name: "block", Doc: "Blocks until the call is cancelled.", Risk: protocol.RiskLow, ReadOnly: true,
 		Run: func(ctx context.Context, c *tool.Call, a tagArgs) (tool.Result, error) {
@@ -109,7 +109,16 @@ func (tt *testTools) registry() *tool.Registry {
 			return tool.Text("answer: " + res.Answer), nil
 		},
 	})
-	return tool.NewRegistry(tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask)
+	return []tool.Tool{tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask}
+}
+
+func (tt *testTools) registry() *tool.Registry { return tool.NewRegistry(tt.list()...) }
+
+// withCompose is the test tools and compose, whose programs call them.
+func (tt *testTools) withCompose() *tool.Registry {
+	var reg *tool.Registry
+	reg = tool.NewRegistry(append(tt.list(), tools.Compose(func() *tool.Registry { return reg }))...)
+	return reg
 }
 
 // fixture is one daemon served in-process over two pipes, and a client.
@@ -130,6 +139,7 @@ type fixture struct {
 
 type fixtureOptions struct {
 	maxMessageBytes int64
+	compose         bool // serve compose beside the test tools
 }
 
 // start serves a fresh workspace; the daemon is not yet initialized.
@@ -153,10 +163,14 @@ func start(t testing.TB, opts ...fixtureOptions) *fixture {
 	f.in = inW
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
+	reg := f.tools.registry()
+	if o.compose {
+		reg = f.tools.withCompose()
+	}
 	go func() {
 		err := daemon.Serve(ctx, inR, outW, daemon.Options{
 			Version:         "test-1",
-			Registry:        f.tools.registry(),
+			Registry:        reg,
 			Log:             logging.New(f.log, slog.LevelInfo),
 			MaxMessageBytes: o.maxMessageBytes,
 		})

@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -92,6 +93,14 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
 		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"composeTimeout", set.ComposeTimeout}, {"composeMemoryBytes", set.ComposeMemoryBytes}, {"composeMaxCalls", set.ComposeMaxCalls}} {
+		if f.v < 0 {
+			return nil, invalidParams("settings.%s is %d: it must be positive, or absent for the default", f.name, f.v)
+		}
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
@@ -100,7 +109,8 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget},
+		Settings: tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget,
+			Compose: tool.ComposeSettings{Timeout: time.Duration(set.ComposeTimeout) * time.Second, MemoryBytes: set.ComposeMemoryBytes, MaxCalls: set.ComposeMaxCalls}},
 	}
 	if err := s.attachServices(env, set); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

@@ -19,6 +19,7 @@ func (s *server) toolsCall(ctx context.Context, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
+	c.ID = callID(ctx)
 	res := s.reg.Invoke(ctx, c)
 	out := protocol.ToolCallResult{Content: res.Content, IsError: res.IsError, Diff: res.Diff}
 	if !res.IsError && res.Diff != "" {

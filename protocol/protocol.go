@@ -106,6 +106,12 @@ type Settings struct {
 	// DiagnosticsSettleMs is how long a change waits for the editor's fresh
 	// diagnostics, in milliseconds; default 1500, negative to not wait.
 	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
+	// ComposeTimeout is how long a compose program may run, in seconds; default 60.
+	ComposeTimeout int `json:"composeTimeout,omitempty"`
+	// ComposeMemoryBytes is a compose program's memory limit; default 64 MB.
+	ComposeMemoryBytes int `json:"composeMemoryBytes,omitempty"`
+	// ComposeMaxCalls is how many tool calls a compose program may make; default 200.
+	ComposeMaxCalls int `json:"composeMaxCalls,omitempty"`
 }
 
 // InitializeParams opens a session.

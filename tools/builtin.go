@@ -5,7 +5,8 @@ import "github.com/tether-dev/tether/internal/tool"
 // Builtin returns the registry of every tool Tether offers, in the order
 // they are listed to clients.
 func Builtin() *tool.Registry {
-	return tool.NewRegistry(
+	var reg *tool.Registry
+	reg = tool.NewRegistry(
 		ReadFile,
 		ListDir,
 		Glob,
@@ -21,5 +22,7 @@ func Builtin() *tool.Registry {
 		Shell,
 		ShellOutput,
 		ShellKill,
+		Compose(func() *tool.Registry { return reg }),
 	)
+	return reg
 }
