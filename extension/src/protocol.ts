@@ -403,6 +403,12 @@ export interface Settings {
    * diagnostics, in milliseconds; default 1500, negative to not wait.
    */
   diagnosticsSettleMs?: number;
+  /** ComposeTimeout is how long a compose program may run, in seconds; default 60. */
+  composeTimeout?: number;
+  /** ComposeMemoryBytes is a compose program's memory limit; default 64 MB. */
+  composeMemoryBytes?: number;
+  /** ComposeMaxCalls is how many tool calls a compose program may make; default 200. */
+  composeMaxCalls?: number;
 }
 
 /** ServerInfo names the daemon. */

@@ -226,14 +226,14 @@ func TestToolErrorCaught(t *testing.T) {
 func TestArgumentEncoding(t *testing.T) {
 	f := newFixture(t)
 	for src, want := range map[string]string{
-		`{n: 3.0}`:                         `{"n":3}`,
-		`{n: -0}`:                          `{"n":0}`,
-		`{n: 1.5}`:                         `{"n":1.5}`,
-		`{n: 1e3}`:                         `{"n":1000}`,
-		`{text: undefined, n: 1}`:          `{"n":1}`,
+		`{n: 3.0}`:                          `{"n":3}`,
+		`{n: -0}`:                           `{"n":0}`,
+		`{n: 1.5}`:                          `{"n":1.5}`,
+		`{n: 1e3}`:                          `{"n":1000}`,
+		`{text: undefined, n: 1}`:           `{"n":1}`,
 		`{text: "12345678901234567890123"}`: `{"text":"12345678901234567890123"}`,
-		`{obj: {a: undefined, b: null}}`:   `{"obj":{"b":null}}`,
-		`{list: [1, "a", null, {x: 2}]}`:   `{"list":[1,"a",null,{"x":2}]}`,
+		`{obj: {a: undefined, b: null}}`:    `{"obj":{"b":null}}`,
+		`{list: [1, "a", null, {x: 2}]}`:    `{"list":[1,"a",null,{"x":2}]}`,
 	} {
 		got := f.ok(`return (await tools.tether.echo(` + src + `)).output`)
 		if got != want {
@@ -241,13 +241,13 @@ func TestArgumentEncoding(t *testing.T) {
 		}
 	}
 	for src, says := range map[string]string{
-		`{list: [1, undefined]}`:  "args.list[1] is undefined",
-		`{n: 2 ** 60}`:            "outside the safe range",
-		`{n: NaN}`:                "finite",
-		`{n: 1 / 0}`:              "finite",
-		`{obj: {f: () => 1}}`:     "args.obj.f is a function",
-		`[1]`:                     "takes one object",
-		`"x"`:                     "takes one object",
+		`{list: [1, undefined]}`: "args.list[1] is undefined",
+		`{n: 2 ** 60}`:           "outside the safe range",
+		`{n: NaN}`:               "finite",
+		`{n: 1 / 0}`:             "finite",
+		`{obj: {f: () => 1}}`:    "args.obj.f is a function",
+		`[1]`:                    "takes one object",
+		`"x"`:                    "takes one object",
 	} {
 		out := f.run(`return await tools.tether.echo(` + src + `)`)
 		if out.Err == nil || !strings.Contains(out.Err.Error(), says) {
