@@ -177,7 +177,18 @@ func (rn *run) exec(p *Checked, cancel context.CancelFunc) {
 		rn.out.Err = fmt.Errorf("preparing the interpreter: %w", err)
 		return
 	}
-	head := prelude + "\n__tether_run(" + wrapHead
+	bc, err := preludeBytecode()
+	if err != nil {
+		rn.out.Err = err
+		return
+	}
+	v, err := vm.EvalBytecodeValue(bc)
+	if err != nil {
+		rn.out.Err = fmt.Errorf("running the prelude: %w", err)
+		return
+	}
+	v.Free()
+	head := "__tether_run(" + wrapHead
 	rn.lineOffset = strings.Count(head, "\n")
 	if v, err := vm.EvalValue(head+p.body+wrapTail+");\n", quickjs.EvalGlobal); err != nil {
 		rn.fault(err)
@@ -312,6 +323,35 @@ func (rn *run) engineLimit(message string) error {
 	return nil
 }
 
+// preludeLine is the line the prelude starts on in its own compiled
+// source: past any program's last line (a program has at most its source
+// limit in lines), so a stack frame's line tells the two apart.
+const preludeLine = 1 << 17
+
+// The prelude is compiled once per process: loading its bytecode into a
+// fresh engine costs a fraction of parsing it each time.
+var preludeCode struct {
+	once sync.Once
+	bc   []byte
+	err  error
+}
+
+func preludeBytecode() ([]byte, error) {
+	preludeCode.once.Do(func() {
+		vm, err := quickjs.NewVM()
+		if err != nil {
+			preludeCode.err = fmt.Errorf("starting the interpreter: %w", err)
+			return
+		}
+		defer vm.Close()
+		preludeCode.bc, err = vm.Compile(strings.Repeat("\n", preludeLine-1)+prelude, quickjs.EvalGlobal)
+		if err != nil {
+			preludeCode.err = fmt.Errorf("compiling the prelude: %w", err)
+		}
+	})
+	return preludeCode.bc, preludeCode.err
+}
+
 // framePos finds line:column of the program in a stack trace.
 var framePos = regexp.MustCompile(`<eval>:(\d+):(\d+)`)
 
@@ -321,7 +361,7 @@ func (rn *run) position(stack string) (line, col int) {
 	for _, m := range framePos.FindAllStringSubmatch(stack, -1) {
 		l, _ := strconv.Atoi(m[1])
 		c, _ := strconv.Atoi(m[2])
-		if l > rn.lineOffset {
+		if l > rn.lineOffset && l < preludeLine {
 			return l - rn.lineOffset, c
 		}
 	}
