@@ -3,8 +3,10 @@ package compose
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tether-dev/tether/internal/tool"
 )
@@ -36,42 +38,58 @@ type Entry struct {
 }
 
 // Catalog is the set of tools one program may call, captured when it
-// starts: the tools the environment offers, less the excluded ones.
+// starts: the tools the environment offers, less the excluded ones. Their
+// descriptions and signatures are written only when a program searches.
 type Catalog struct {
+	reg   *tool.Registry
+	env   *tool.Env
+	names []string
+
+	once    sync.Once
 	entries []Entry
-	byName  map[string]int
 }
 
 // NewCatalog captures the tools of reg that env offers.
 func NewCatalog(reg *tool.Registry, env *tool.Env) *Catalog {
-	c := &Catalog{byName: map[string]int{}}
-	for _, info := range reg.Offered(env) {
-		if Excluded[info.Name] {
+	c := &Catalog{reg: reg, env: env}
+	for _, t := range reg.Tools() {
+		if cond, ok := t.(tool.Conditional); ok && env != nil && !cond.Available(env) {
 			continue
 		}
-		c.byName[info.Name] = len(c.entries)
-		c.entries = append(c.entries, Entry{
-			Path:        "tools." + Namespace + "." + info.Name,
-			Namespace:   Namespace,
-			Name:        info.Name,
-			Description: firstParagraph(info.Description),
-			Signature:   Signature("tools."+Namespace+"."+info.Name, info.InputSchema),
-			ReadOnly:    info.ReadOnly,
-		})
+		if !Excluded[t.Name()] {
+			c.names = append(c.names, t.Name())
+		}
 	}
 	return c
 }
 
 // Has reports whether name can be called.
-func (c *Catalog) Has(name string) bool { _, ok := c.byName[name]; return ok }
+func (c *Catalog) Has(name string) bool { return slices.Contains(c.names, name) }
 
 // Names lists the callable tools, in registry order.
-func (c *Catalog) Names() []string {
-	out := make([]string, len(c.entries))
-	for i, e := range c.entries {
-		out[i] = e.Name
-	}
-	return out
+func (c *Catalog) Names() []string { return slices.Clone(c.names) }
+
+// all describes every callable tool, once.
+func (c *Catalog) all() []Entry {
+	c.once.Do(func() {
+		var s *tool.Settings
+		if c.env != nil {
+			s = &c.env.Settings
+		}
+		for _, name := range c.names {
+			t, _ := c.reg.Lookup(name)
+			info := t.Info(s)
+			c.entries = append(c.entries, Entry{
+				Path:        "tools." + Namespace + "." + info.Name,
+				Namespace:   Namespace,
+				Name:        info.Name,
+				Description: firstParagraph(info.Description),
+				Signature:   Signature("tools."+Namespace+"."+info.Name, info.InputSchema),
+				ReadOnly:    info.ReadOnly,
+			})
+		}
+	})
+	return c.entries
 }
 
 // SearchArgs is what a program passes to search.
@@ -111,7 +129,8 @@ func (c *Catalog) Search(a SearchArgs) (SearchResult, error) {
 		i, score int
 	}
 	var hits []hit
-	for i, e := range c.entries {
+	entries := c.all()
+	for i, e := range entries {
 		name, desc := strings.ToLower(e.Name), strings.ToLower(e.Description)
 		score := 0
 		for _, w := range words {
@@ -136,7 +155,7 @@ func (c *Catalog) Search(a SearchArgs) (SearchResult, error) {
 	sort.SliceStable(hits, func(x, y int) bool { return hits[x].score > hits[y].score })
 	res := SearchResult{Tools: []Entry{}, Total: len(hits), Offset: a.Offset}
 	for k := a.Offset; k < len(hits) && len(res.Tools) < limit; k++ {
-		res.Tools = append(res.Tools, c.entries[hits[k].i])
+		res.Tools = append(res.Tools, entries[hits[k].i])
 	}
 	if next := a.Offset + len(res.Tools); next < len(hits) {
 		res.NextOffset = &next
