@@ -328,6 +328,13 @@ type Activity struct {
 	Title        string         `json:"title"`
 	Status       ActivityStatus `json:"status"`
 	DurationMs   int64          `json:"durationMs,omitempty"`
+	// Input, Output and Diff are a compose child's arguments (JSON), its
+	// result and the diff of what it wrote, for the editor's history of the
+	// program; each is cut to a bounded size, marked where cut. Output and
+	// Diff come with the ending report only.
+	Input  string `json:"input,omitempty"`
+	Output string `json:"output,omitempty"`
+	Diff   string `json:"diff,omitempty"`
 }
 
 // ChatRole is who speaks in a model/chat message.

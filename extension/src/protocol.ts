@@ -260,6 +260,15 @@ export interface Activity {
   title: string;
   status: ActivityStatus;
   durationMs?: number;
+  /**
+   * Input, Output and Diff are a compose child's arguments (JSON), its
+   * result and the diff of what it wrote, for the editor's history of the
+   * program; each is cut to a bounded size, marked where cut. Output and
+   * Diff come with the ending report only.
+   */
+  input?: string;
+  output?: string;
+  diff?: string;
 }
 
 /** ModelChatParams asks the client for one model turn of a sub-agent. */

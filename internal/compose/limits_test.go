@@ -367,3 +367,17 @@ func TestOwnNullThrowIsNotALimit(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// The ending report carries the call's input, output and diff for the
+// editor's history, cut to a bound.
+func TestActivityCarriesHistory(t *testing.T) {
+	f := newFixture(t)
+	f.ok(`await tools.tether.echo({text: "x".repeat(40000)})`)
+	end := f.host.activity[1]
+	if end.Status != protocol.ActivityOK || !strings.HasPrefix(end.Input, `{"text":"xxx`) || !strings.Contains(end.Output, "kept in the history") || len(end.Output) > compose.MaxHistoryBytes+100 {
+		t.Fatalf("history: status %s, input %d bytes, output %d bytes", end.Status, len(end.Input), len(end.Output))
+	}
+	if f.host.activity[0].Output != "" {
+		t.Error("the starting report carries an output")
+	}
+}

@@ -553,9 +553,11 @@ func (rn *run) end(ch *Child, res tool.Result, d time.Duration, refused bool) {
 	case res.IsError:
 		status = protocol.ActivityError
 	}
-	rn.activity(ch, status, d)
 	rn.mu.Lock()
 	ch.Result, ch.Status, ch.Duration = res, status, d
+	rn.mu.Unlock()
+	rn.activity(ch, status, d)
+	rn.mu.Lock()
 	rn.finished = append(rn.finished, completion{n: ch.N, res: res})
 	rn.mu.Unlock()
 	select {
@@ -573,8 +575,26 @@ func (rn *run) activity(ch *Child, status protocol.ActivityStatus, d time.Durati
 		Title:        ch.Title,
 		Status:       status,
 		DurationMs:   d.Milliseconds(),
+		Input:        keep(string(ch.Args), MaxHistoryBytes),
+	}
+	if status != protocol.ActivityRunning {
+		rn.mu.Lock()
+		a.Output, a.Diff = keep(ch.Result.Content, MaxHistoryBytes), keep(ch.Result.Diff, 4*MaxHistoryBytes)
+		rn.mu.Unlock()
 	}
 	rn.Parent.Host().Activity(rn.ctx, a)
+}
+
+// MaxHistoryBytes bounds a child's input and output as the editor's
+// history keeps them (its diff may take four times as much).
+const MaxHistoryBytes = 16 << 10
+
+// keep cuts s to max bytes for the history, saying so.
+func keep(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return tool.CutUTF8(s[:max]) + fmt.Sprintf("\n… [cut: %d of %d bytes kept in the history]", max, len(s))
 }
 
 // resolve settles a call's promise with its result envelope.
