@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import { ErrorCodes, ResponseError } from "vscode-jsonrpc";
 
 import type { Approvals } from "./approval";
+import { showComposeRuns, type ComposeRuns } from "./compose";
 import { Daemon, errorText } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
 import { resetPermissions, reviewPermissions } from "./permissionCommands";
@@ -25,6 +26,7 @@ export function registerCommands(
   approvals: Approvals,
   docs: InfoDocuments,
   log: vscode.LogOutputChannel,
+  composeRuns?: ComposeRuns,
 ): vscode.Disposable[] {
   const run = (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) => async (...args: any[]) => {
     try {
@@ -51,5 +53,6 @@ export function registerCommands(
     reg("tether.reviewStaged", "Reviewing staged changes", () => reviewStaged(daemon, docs)),
     reg("tether.restart", "Restarting the daemon", () => daemon.restart()),
     reg("tether.showLog", "Showing the log", () => log.show()),
+    reg("tether.showCompose", "Showing compose runs", () => showComposeRuns(composeRuns, docs)),
   ];
 }
