@@ -42,6 +42,7 @@ const (
 	MethodTodoChanged     = "todo/changed"
 	MethodToolsActivity   = "tools/activity"
 	MethodModelChat       = "model/chat"
+	MethodToolsInvoke     = "tools/invoke"
 	MethodLogMessage      = "window/logMessage"
 	MethodProgress        = "$/progress"
 )
@@ -86,6 +87,10 @@ type ClientCapabilities struct {
 	// Models: the client answers model/chat with a language model it
 	// serves, which sub-agents need.
 	Models bool `json:"models,omitempty"`
+	// InvokeTools: the client runs a compose program's tool calls through
+	// the editor (tools/invoke), which shows each in the chat; each comes
+	// back to the daemon as an ordinary tools/call of the same request.
+	InvokeTools bool `json:"invokeTools,omitempty"`
 }
 
 // Settings are the daemon's configurable knobs, sent in initialize.
@@ -335,6 +340,17 @@ type Activity struct {
 	Input  string `json:"input,omitempty"`
 	Output string `json:"output,omitempty"`
 	Diff   string `json:"diff,omitempty"`
+}
+
+// ToolInvokeParams asks the client to run one tool call of a compose
+// program through the editor (tools/invoke); the answer is the call's
+// ToolCallResult.
+type ToolInvokeParams struct {
+	RequestID    string          `json:"requestId"`
+	ParentCallID string          `json:"parentCallId"`
+	CallID       string          `json:"callId"`
+	Name         string          `json:"name"`
+	Arguments    json.RawMessage `json:"arguments"`
 }
 
 // ChatRole is who speaks in a model/chat message.

@@ -9,7 +9,8 @@ import * as vscode from "vscode";
 
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
-import { Activity, ActivityStatus, MethodToolsActivity, ToolCallResult } from "./protocol";
+import { ToolPrefix } from "./names";
+import { Activity, ActivityStatus, MethodToolsActivity, MethodToolsInvoke, ToolCallResult, ToolInvokeParams } from "./protocol";
 
 /** The daemon's name of the compose tool. */
 export const ComposeTool = "compose";
@@ -39,10 +40,19 @@ export interface ComposeRun {
   /** Why the call itself failed (no answer from the daemon). */
   error?: string;
   children: ComposeChild[];
+  /** The chat request's toolInvocationToken, for calls run through VS Code. */
+  token?: unknown;
+}
+
+/** A call run through VS Code, waiting for Tether's own tool to report its full result. */
+interface Expected {
+  key: string;
+  resolve: (r: ToolCallResult) => void;
 }
 
 export class ComposeRuns implements vscode.Disposable {
   private runs: ComposeRun[] = [];
+  private expected: Expected[] = [];
   private readonly emitter = new vscode.EventEmitter<ComposeRun>();
   readonly onDidChange = this.emitter.event;
 
@@ -51,9 +61,9 @@ export class ComposeRuns implements vscode.Disposable {
   }
 
   /** A compose call starts: its program is kept until it ends. */
-  begin(requestId: string, input: unknown): ComposeRun {
+  begin(requestId: string, input: unknown, token?: unknown): ComposeRun {
     const code = (input as { code?: unknown } | undefined)?.code;
-    const run: ComposeRun = { requestId, program: typeof code === "string" ? code : "", started: new Date(), children: [] };
+    const run: ComposeRun = { requestId, program: typeof code === "string" ? code : "", started: new Date(), children: [], token };
     this.runs.unshift(run);
     this.runs.length = Math.min(this.runs.length, maxRuns);
     this.emitter.fire(run);
@@ -63,7 +73,41 @@ export class ComposeRuns implements vscode.Disposable {
   end(run: ComposeRun, result?: ToolCallResult, error?: string): void {
     run.result = result;
     run.error = error;
+    run.token = undefined;
     this.emitter.fire(run);
+  }
+
+  /** The running compose call of a request, which a tools/invoke belongs to. */
+  running(requestId: string, parentCallId: string): ComposeRun | undefined {
+    return (
+      this.runs.find((r) => r.parentCallId === parentCallId && !r.result) ??
+      [...this.runs].reverse().find((r) => !r.result && !r.error && r.requestId === requestId)
+    );
+  }
+
+  /**
+   * VS Code hands a tool's caller only the text of its result. A call run
+   * through VS Code waits here for Tether's own tool to report the whole
+   * result (error flag, diff), matched by tool and input.
+   */
+  expect(name: string, input: unknown): { result: Promise<ToolCallResult>; cancel: () => void } {
+    const key = expectKey(name, input);
+    let entry!: Expected;
+    const result = new Promise<ToolCallResult>((resolve) => {
+      entry = { key, resolve };
+      this.expected.push(entry);
+    });
+    return { result, cancel: () => (this.expected = this.expected.filter((e) => e !== entry)) };
+  }
+
+  /** Tether's tool finished a call: a compose call waiting for it gets the whole result. */
+  offer(name: string, input: unknown, res: ToolCallResult): void {
+    const key = expectKey(name, input);
+    const i = this.expected.findIndex((e) => e.key === key);
+    if (i >= 0) {
+      const [e] = this.expected.splice(i, 1);
+      e.resolve(res);
+    }
   }
 
   /**
@@ -105,6 +149,37 @@ export class ComposeRuns implements vscode.Disposable {
     this.emitter.dispose();
     this.runs = [];
   }
+}
+
+function expectKey(name: string, input: unknown): string {
+  return name + "\u0000" + JSON.stringify(input ?? {});
+}
+
+/**
+ * tools/invoke: the daemon asks VS Code to run one tool call of a compose
+ * program, with the chat request's token, so the chat shows it as a row of
+ * its own. The call reaches Tether again as an ordinary tools/call of the
+ * same request; its whole result comes back through ComposeRuns.offer.
+ */
+export function registerToolsInvoke(daemon: Daemon, runs: ComposeRuns): void {
+  daemon.onRequest(MethodToolsInvoke, async (p: ToolInvokeParams, rpcToken: vscode.CancellationToken) => {
+    const run = runs.running(p.requestId, p.parentCallId);
+    const cts = new vscode.CancellationTokenSource();
+    const sub = rpcToken?.onCancellationRequested(() => cts.cancel());
+    const waiting = runs.expect(p.name, p.arguments);
+    try {
+      const r = await vscode.lm.invokeTool(ToolPrefix + p.name, { input: p.arguments as object, toolInvocationToken: run?.token as vscode.ChatParticipantToolToken }, cts.token);
+      const text = r.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : "")).join("");
+      // Tether's own tool reports the whole result before invokeTool returns;
+      // a result without that report is taken as plain text.
+      const whole = await Promise.race([waiting.result, Promise.resolve(undefined)]);
+      return whole ?? { content: text, isError: false };
+    } finally {
+      waiting.cancel();
+      sub?.dispose();
+      cts.dispose();
+    }
+  });
 }
 
 const statusIcons: Record<string, string> = { running: "loading~spin", ok: "pass", error: "error", refused: "circle-slash" };

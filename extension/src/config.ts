@@ -10,6 +10,8 @@ export interface TetherConfig {
   logLevel: string;
   undoKeep: number;
   shellTimeout: number;
+  /** Run compose programs' tool calls through VS Code, which shows them in the chat. */
+  composeCallsInChat: boolean;
 }
 
 export const configSection = "tether";
@@ -22,6 +24,7 @@ export function readConfig(): TetherConfig {
     logLevel: c.get<string>("logLevel", "info"),
     undoKeep: c.get<number>("undo.keep", 20),
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),
+    composeCallsInChat: c.get<boolean>("compose.callsInChat", false),
   };
 }
 

@@ -317,7 +317,7 @@ export class Daemon implements vscode.Disposable {
       processId: process.pid,
       clientInfo: { name: "tether-vscode", version: this.opts.clientVersion },
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
-      capabilities: { diagnostics: true, approval: true, askUser: true, todo: true },
+      capabilities: { diagnostics: true, approval: true, askUser: true, todo: true, ...(cfg.composeCallsInChat ? { invokeTools: true } : {}) },
       settings: daemonSettings(cfg, findRipgrep(vscode.env.appRoot)),
     };
   }

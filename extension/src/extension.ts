@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import { Approvals } from "./approval";
 import { registerAsk } from "./ask";
 import { registerCommands } from "./commands";
-import { ComposeRuns } from "./compose";
+import { ComposeRuns, registerToolsInvoke } from "./compose";
 import { configSection } from "./config";
 import { Daemon, errorText } from "./daemon";
 import { DiagnosticsFeeder } from "./diagnostics";
@@ -26,6 +26,7 @@ export function activate(context: vscode.ExtensionContext): void {
   approvals = new Approvals(daemon, log);
   const docs = new InfoDocuments();
   const composeRuns = new ComposeRuns(daemon);
+  registerToolsInvoke(daemon, composeRuns);
   registerAsk(daemon);
   context.subscriptions.push(
     log,

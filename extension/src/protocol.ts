@@ -59,6 +59,7 @@ export const MethodUserAsk = "user/ask";
 export const MethodTodoChanged = "todo/changed";
 export const MethodToolsActivity = "tools/activity";
 export const MethodModelChat = "model/chat";
+export const MethodToolsInvoke = "tools/invoke";
 export const MethodLogMessage = "window/logMessage";
 export const MethodProgress = "$/progress";
 
@@ -271,6 +272,19 @@ export interface Activity {
   diff?: string;
 }
 
+/**
+ * ToolInvokeParams asks the client to run one tool call of a compose
+ * program through the editor (tools/invoke); the answer is the call's
+ * ToolCallResult.
+ */
+export interface ToolInvokeParams {
+  requestId: string;
+  parentCallId: string;
+  callId: string;
+  name: string;
+  arguments: unknown;
+}
+
 /** ModelChatParams asks the client for one model turn of a sub-agent. */
 export interface ModelChatParams {
   requestId: string;
@@ -388,6 +402,12 @@ export interface ClientCapabilities {
    * serves, which sub-agents need.
    */
   models?: boolean;
+  /**
+   * InvokeTools: the client runs a compose program's tool calls through
+   * the editor (tools/invoke), which shows each in the chat; each comes
+   * back to the daemon as an ordinary tools/call of the same request.
+   */
+  invokeTools?: boolean;
 }
 
 /**

@@ -44,7 +44,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const requestId = this.ids.begin(options.toolInvocationToken);
-    const run = this.name === ComposeTool ? this.composeRuns?.begin(requestId, options.input) : undefined;
+    const run = this.name === ComposeTool ? this.composeRuns?.begin(requestId, options.input, options.toolInvocationToken) : undefined;
     try {
       const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId };
       const budget = options.tokenizationOptions?.tokenBudget;
@@ -52,6 +52,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
         params.tokenBudget = Math.floor(budget);
       }
       const res = await this.daemon.request<ToolCallResult>(MethodToolsCall, params, token);
+      this.composeRuns?.offer(this.name, params.arguments, res);
       if (res.isError) {
         this.log.debug(`${this.name} answered an error: ${res.content}`);
       }

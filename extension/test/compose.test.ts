@@ -94,3 +94,33 @@ test("two handlers of one notification both get it", () => {
   (d as any).notificationHandlers.get("tools/activity")({});
   assert.deepEqual(seen, ["a", "b"]);
 });
+
+test("tools/invoke runs a program's call through VS Code with the compose call's token, and answers its whole result", async () => {
+  const { registerToolsInvoke } = await import("../src/compose");
+  const { registerTools } = await import("../src/tools");
+  const runs = new ComposeRuns(daemon.asDaemon());
+  const ids = new RequestIds();
+  registerTools(daemon.asDaemon(), ["tether_compose", "tether_edit_file"], logChannel(), ids, runs);
+  registerToolsInvoke(daemon.asDaemon(), runs);
+  const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n";
+  const turn = {};
+  let childAnswer: any;
+  daemon.answer = async (_m: string, params: any) => {
+    if (params.name === "edit_file") {
+      return { content: "Edited a.txt", isError: false, diff };
+    }
+    // The compose call: the daemon asks the editor to run one call of the program.
+    childAnswer = await daemon.requestHandlers.get("tools/invoke")!(
+      { requestId: params.requestId, parentCallId: "4", callId: "4.1", name: "edit_file", arguments: { path: "a.txt", old_string: "a", new_string: "A" } },
+      new CancellationTokenSource().token,
+    );
+    return { content: "done", isError: false, diff };
+  };
+  await fake.tools.get("tether_compose").invoke({ input: { code: "x" }, toolInvocationToken: turn }, new CancellationTokenSource().token);
+  assert.equal(fake.invoked.length, 1);
+  assert.equal(fake.invoked[0].name, "tether_edit_file");
+  assert.equal(fake.invoked[0].options.toolInvocationToken, turn, "the compose call's token, so the chat shows the call");
+  assert.deepEqual(childAnswer, { content: "Edited a.txt", isError: false, diff }, "the whole result, not only its text");
+  const [compose, edit] = daemon.requests.map((r) => r.params);
+  assert.equal(edit.requestId, compose.requestId, "the call belongs to the same request (one undo checkpoint)");
+});

@@ -27,6 +27,13 @@ func limitOf(out *compose.Outcome) string {
 	return ""
 }
 
+// smallMemory makes a memory limit quick to reach (slow builds, such as
+// -race, take minutes to fill the default), with time to spare.
+func smallMemory(f *fixture) {
+	f.lim.MemoryBytes = 16 << 20
+	f.lim.Timeout = 10 * time.Minute
+}
+
 // Each limit is hit on its own, reported by name, and catching the error
 // in the program does not get past it.
 func TestLimitsOneByOne(t *testing.T) {
@@ -38,9 +45,9 @@ func TestLimitsOneByOne(t *testing.T) {
 	}{
 		{"source", "return 1 //" + strings.Repeat("x", compose.DefaultSourceBytes), compose.LimitSource, nil},
 		{"memory: a string doubled", `let s = "x";
-			try { for (;;) { s = s + s; s = s.slice(1) + "y" } } catch (e) { return "escaped: " + e }`, compose.LimitMemory, nil},
+			try { for (;;) { s = s + s; s = s.slice(1) + "y" } } catch (e) { return "escaped: " + e }`, compose.LimitMemory, smallMemory},
 		{"memory: caught by .catch", `const p = (async () => { let a = []; for (;;) a.push({n: a.length}) })();
-			return await p.catch(e => "escaped: " + e)`, compose.LimitMemory, nil},
+			return await p.catch(e => "escaped: " + e)`, compose.LimitMemory, smallMemory},
 		{"time: an endless loop", `try { for (;;) {} } catch (e) { return "escaped" }`, compose.LimitTime,
 			func(f *fixture) { f.lim.Timeout = 200 * time.Millisecond }},
 		{"time: an endless loop between calls", `for (let i = 0; ; i++) { await tools.tether.echo({text: "" + i % 50}) }`, compose.LimitTime,
@@ -379,5 +386,41 @@ func TestActivityCarriesHistory(t *testing.T) {
 	}
 	if f.host.activity[0].Output != "" {
 		t.Error("the starting report carries an output")
+	}
+}
+
+// invokingHost is an editor that runs a program's calls itself (as VS Code
+// does through lm.invokeTool), by calling the registry back.
+type invokingHost struct {
+	recHost
+	reg    *tool.Registry
+	parent func() *tool.Call
+	got    []protocol.ToolInvokeParams
+}
+
+func (h *invokingHost) InvokeTool(ctx context.Context, p protocol.ToolInvokeParams) (protocol.ToolCallResult, error) {
+	h.mu.Lock()
+	h.got = append(h.got, p)
+	h.mu.Unlock()
+	parent := h.parent()
+	res := h.reg.Invoke(ctx, &tool.Call{Name: p.Name, Args: p.Arguments, RequestID: p.RequestID, Budget: parent.Budget, Session: parent.Session, Env: parent.Env})
+	return protocol.ToolCallResult{Content: res.Content, IsError: res.IsError, Diff: res.Diff}, nil
+}
+
+// With a client that can run tool calls, a program's calls go through it,
+// named by request, parent and call id; errors still throw ToolErrors.
+func TestCallsThroughTheClient(t *testing.T) {
+	f := newFixture(t)
+	r := f.runner()
+	h := &invokingHost{reg: f.reg, parent: func() *tool.Call { return r.Parent }}
+	f.env.Host = h
+	f.env.Capabilities.InvokeTools = true
+	out := r.Run(context.Background(), `const a = await tools.tether.echo({text: "a"});
+		try { await tools.tether.failing({why: "x"}) } catch (e) { return a.output + " " + e.name }`)
+	if out.Err != nil || out.Value.Text != `{"text":"a"} ToolError` {
+		t.Fatalf("err %v, value %q", out.Err, out.Value.Text)
+	}
+	if len(h.got) != 2 || h.got[0].ParentCallID != "7" || h.got[0].CallID != "7.1" || h.got[1].Name != "failing" || h.got[0].RequestID != "r1" {
+		t.Fatalf("calls through the client: %+v", h.got)
 	}
 }

@@ -526,6 +526,10 @@ func (rn *run) child(ch *Child) {
 		return
 	}
 	parent := rn.Parent
+	if inv, ok := parent.Host().(ToolInvoker); ok && parent.Env.Capabilities.InvokeTools {
+		rn.viaClient(ch, inv)
+		return
+	}
 	h := &childHost{Host: parent.Host()}
 	env := *parent.Env
 	env.Host = h
@@ -542,6 +546,30 @@ func (rn *run) child(ch *Child) {
 	start := time.Now()
 	res := rn.Registry.Invoke(rn.ctx, c)
 	rn.end(ch, res, time.Since(start), h.refused())
+}
+
+// ToolInvoker is a host whose client can run a program's tool calls
+// itself (the editor, which then shows them in its chat); each comes back
+// as an ordinary call of the same request.
+type ToolInvoker interface {
+	InvokeTool(ctx context.Context, p protocol.ToolInvokeParams) (protocol.ToolCallResult, error)
+}
+
+// viaClient runs a call through the client.
+func (rn *run) viaClient(ch *Child, inv ToolInvoker) {
+	rn.activity(ch, protocol.ActivityRunning, 0)
+	start := time.Now()
+	r, err := inv.InvokeTool(rn.ctx, protocol.ToolInvokeParams{
+		RequestID: rn.Parent.RequestID, ParentCallID: rn.Parent.ID, CallID: ch.CallID, Name: ch.Tool, Arguments: ch.Args,
+	})
+	res := tool.Result{Content: r.Content, IsError: r.IsError, Diff: r.Diff}
+	switch {
+	case err != nil && rn.ctx.Err() != nil:
+		res = tool.Cancelled(ch.Tool)
+	case err != nil:
+		res = tool.Failf("the editor could not run %s: %v", ch.Tool, err)
+	}
+	rn.end(ch, res, time.Since(start), false)
 }
 
 // end records a finished call, reports it and hands it to the engine.
