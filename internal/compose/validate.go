@@ -178,11 +178,8 @@ func parseError(err error) error {
 // explainSyntax adds advice to the parser's messages for the constructs
 // a model most often reaches for.
 func explainSyntax(msg string) string {
-	switch {
-	case strings.Contains(msg, "import"):
+	if strings.Contains(msg, "import") {
 		return msg + " (imports are not available)"
-	case strings.Contains(msg, "Unexpected token ILLEGAL"):
-		return msg
 	}
 	return msg
 }
