@@ -99,8 +99,7 @@
     throw new TypeError(path + " is a " + typeof v + ": tool arguments are JSON values");
   }
 
-  function decode(s) {
-    const r = parse(s);
+  function decode(r) {
     if (r.isError) {
       const e = new Error(r.output);
       e.name = "ToolError";

@@ -147,6 +147,7 @@ type run struct {
 	latched error // a limit or cancellation: it wins over whatever the program did next
 
 	lineOffset int
+	atoms      map[string]quickjs.Atom // the envelope's property names
 }
 
 func (rn *run) exec(p *Checked, cancel context.CancelFunc) {
@@ -481,9 +482,6 @@ func (rn *run) call(name, args string) quickjs.Value {
 	}
 	n := len(rn.out.Children) + 1
 	ch := &Child{N: n, CallID: fmt.Sprintf("%s.%d", rn.parentID(), n), Tool: name, Args: json.RawMessage(args), Status: protocol.ActivityRunning}
-	if t, ok := rn.Registry.Lookup(name); ok {
-		ch.Title = t.Describe(ch.Args)
-	}
 	rn.out.Children = append(rn.out.Children, ch)
 	rn.caps[n] = pc
 	rn.inflight++
@@ -507,6 +505,14 @@ func (rn *run) parentID() string {
 // is wrapped, to see what the user answered.
 func (rn *run) child(ch *Child) {
 	defer rn.wg.Done()
+	// The title is worked out here, off the engine's goroutine: it decodes
+	// the arguments once more.
+	if t, ok := rn.Registry.Lookup(ch.Tool); ok {
+		title := t.Describe(ch.Args)
+		rn.mu.Lock()
+		ch.Title = title
+		rn.mu.Unlock()
+	}
 	select {
 	case rn.sem <- struct{}{}:
 	default:
@@ -637,14 +643,72 @@ func (rn *run) resolve(c completion) {
 		pc.Reject.Free()
 	}()
 	ch := rn.out.Children[c.n-1]
-	env, err := json.Marshal(envelope(ch, c.res))
+	obj, err := rn.envelopeValue(envelope(ch, c.res))
 	if err != nil {
-		rn.failure = err
+		rn.fault(err)
 		return
 	}
-	if _, err := pc.Resolve.Call(quickjs.UndefinedValue, string(env)); err != nil {
+	defer obj.Free()
+	if _, err := pc.Resolve.Call(quickjs.UndefinedValue, obj); err != nil {
 		rn.fault(err)
 	}
+}
+
+// envelopeNames are the property names of a result envelope.
+var envelopeNames = []string{"title", "output", "metadata", "isError", "tool", "callId", "status", "diff"}
+
+// envelopeValue builds the envelope as an object of the engine directly:
+// the output goes in as a string, with no JSON for the engine to parse.
+func (rn *run) envelopeValue(e resultEnvelope) (quickjs.Value, error) {
+	if rn.atoms == nil {
+		rn.atoms = map[string]quickjs.Atom{}
+		for _, n := range envelopeNames {
+			a, err := rn.vm.NewAtom(n)
+			if err != nil {
+				return quickjs.Value{}, err
+			}
+			rn.atoms[n] = a
+		}
+	}
+	meta, err := rn.vm.NewObjectValue()
+	if err != nil {
+		return quickjs.Value{}, err
+	}
+	defer meta.Free()
+	props := []struct {
+		name string
+		v    any
+	}{{"tool", e.Metadata.Tool}, {"callId", e.Metadata.CallID}, {"status", e.Metadata.Status}}
+	if e.Metadata.Diff != "" {
+		props = append(props, struct {
+			name string
+			v    any
+		}{"diff", e.Metadata.Diff})
+	}
+	for _, p := range props {
+		if err := meta.SetProperty(rn.atoms[p.name], p.v); err != nil {
+			return quickjs.Value{}, err
+		}
+	}
+	obj, err := rn.vm.NewObjectValue()
+	if err != nil {
+		return quickjs.Value{}, err
+	}
+	err = obj.SetProperty(rn.atoms["title"], e.Title)
+	if err == nil {
+		err = obj.SetProperty(rn.atoms["output"], e.Output)
+	}
+	if err == nil {
+		err = obj.SetProperty(rn.atoms["isError"], e.IsError)
+	}
+	if err == nil {
+		err = obj.SetPropertyValue(rn.atoms["metadata"], meta)
+	}
+	if err != nil {
+		obj.Free()
+		return quickjs.Value{}, err
+	}
+	return obj, nil
 }
 
 // resultEnvelope is what a program sees of a tool's result.
