@@ -68,7 +68,7 @@ type createArgs struct {
 	Content string `json:"content"`
 }
 
-func (tt *testTools) registry() *tool.Registry {
+func (tt *testTools) list() []tool.Tool {
 	block := tool.New(tool.Def[tagArgs]{
 		Name: "block", Doc: "Blocks until the call is cancelled.", Risk: protocol.RiskLow, ReadOnly: true,
 		Run: func(ctx context.Context, c *tool.Call, a tagArgs) (tool.Result, error) {
@@ -109,7 +109,14 @@ func (tt *testTools) registry() *tool.Registry {
 			return tool.Text("answer: " + res.Answer), nil
 		},
 	})
-	return tool.NewRegistry(tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask)
+	return []tool.Tool{tools.ReadFile, tools.EditFile, tools.WriteFile, tools.Problems, block, count, create, ask}
+}
+
+func (tt *testTools) registry() *tool.Registry { return tool.NewRegistry(tt.list()...) }
+
+// withCompose is the test tools and compose, whose programs call them.
+func (tt *testTools) withCompose() *tool.Registry {
+	return tool.NewRegistry(append(tt.list(), tools.Compose)...)
 }
 
 // fixture is one daemon served in-process over two pipes, and a client.
@@ -134,6 +141,7 @@ type fixtureOptions struct {
 	maxMessageBytes int64
 	registry        *tool.Registry // nil: the test tools
 	chat            func(ctx context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error)
+	compose         bool // serve compose beside the test tools
 }
 
 // start serves a fresh workspace; the daemon is not yet initialized.
@@ -162,6 +170,9 @@ func start(t testing.TB, opts ...fixtureOptions) *fixture {
 	f.in = inW
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
+	if o.compose {
+		reg = f.tools.withCompose()
+	}
 	go func() {
 		err := daemon.Serve(ctx, inR, outW, daemon.Options{
 			Version:         "test-1",

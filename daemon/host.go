@@ -67,6 +67,17 @@ func (h *host) Chat(ctx context.Context, p protocol.ModelChatParams) (protocol.M
 	return res, err
 }
 
+// InvokeTool sends tools/invoke: the editor runs a compose program's tool
+// call itself (and shows it in the chat), as an ordinary tools/call.
+func (h *host) InvokeTool(ctx context.Context, p protocol.ToolInvokeParams) (protocol.ToolCallResult, error) {
+	var res protocol.ToolCallResult
+	if !h.caps.InvokeTools {
+		return res, errors.New("the editor cannot run tool calls (it did not declare the invokeTools capability)")
+	}
+	err := h.callClient(ctx, protocol.MethodToolsInvoke, p, &res)
+	return res, err
+}
+
 // notify sends a notification, even for a call just cancelled; a client
 // gone away is only logged.
 func (h *host) notify(ctx context.Context, method string, params any) {

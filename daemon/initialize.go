@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -104,6 +105,14 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if err != nil {
 		return nil, invalidParams("settings.%v", err)
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"composeTimeout", set.ComposeTimeout}, {"composeMemoryBytes", set.ComposeMemoryBytes}, {"composeMaxCalls", set.ComposeMaxCalls}} {
+		if f.v < 0 {
+			return nil, invalidParams("settings.%s is %d: it must be positive, or absent for the default", f.name, f.v)
+		}
+	}
 	if set.LogLevel != "" {
 		_ = s.log.SetLevel(set.LogLevel) // validated above
 	}
@@ -112,8 +121,9 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings:     tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes, Web: webCfg},
-		Results:      tool.NewResults(),
+		Settings: tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes, Web: webCfg,
+			Compose: tool.ComposeSettings{Timeout: time.Duration(set.ComposeTimeout) * time.Second, MemoryBytes: set.ComposeMemoryBytes, MaxCalls: set.ComposeMaxCalls}},
+		Results: tool.NewResults(),
 	}
 	if err := s.attachServices(env, set); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())

@@ -44,6 +44,7 @@ const (
 	MethodTodoChanged     = "todo/changed"
 	MethodToolsActivity   = "tools/activity"
 	MethodModelChat       = "model/chat"
+	MethodToolsInvoke     = "tools/invoke"
 	MethodLogMessage      = "window/logMessage"
 	MethodProgress        = "$/progress"
 )
@@ -88,6 +89,10 @@ type ClientCapabilities struct {
 	// Models: the client answers model/chat with a language model it
 	// serves, which sub-agents need.
 	Models bool `json:"models,omitempty"`
+	// InvokeTools: the client runs a compose program's tool calls through
+	// the editor (tools/invoke), which shows each in the chat; each comes
+	// back to the daemon as an ordinary tools/call of the same request.
+	InvokeTools bool `json:"invokeTools,omitempty"`
 }
 
 // Settings are the daemon's configurable knobs, sent in initialize.
@@ -132,6 +137,13 @@ type Settings struct {
 	WebMaxBytes int `json:"webMaxBytes,omitempty"`
 	// BraveAPIKey, when set, makes web_search use the Brave Search API.
 	BraveAPIKey string `json:"braveApiKey,omitempty"`
+
+	// ComposeTimeout is how long a compose program may run, in seconds; default 60.
+	ComposeTimeout int `json:"composeTimeout,omitempty"`
+	// ComposeMemoryBytes is a compose program's memory limit; default 64 MB.
+	ComposeMemoryBytes int `json:"composeMemoryBytes,omitempty"`
+	// ComposeMaxCalls is how many tool calls a compose program may make; default 200.
+	ComposeMaxCalls int `json:"composeMaxCalls,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -355,6 +367,25 @@ type Activity struct {
 	Title        string         `json:"title"`
 	Status       ActivityStatus `json:"status"`
 	DurationMs   int64          `json:"durationMs,omitempty"`
+	// Input, Output and Diff are the arguments (JSON), the result and the
+	// diff of a call a program or a sub-agent made (one with a
+	// ParentCallID), for the editor's history of it; each is cut to a
+	// bounded size, marked where cut. Output and Diff come with the ending
+	// report only.
+	Input  string `json:"input,omitempty"`
+	Output string `json:"output,omitempty"`
+	Diff   string `json:"diff,omitempty"`
+}
+
+// ToolInvokeParams asks the client to run one tool call of a compose
+// program through the editor (tools/invoke); the answer is the call's
+// ToolCallResult.
+type ToolInvokeParams struct {
+	RequestID    string          `json:"requestId"`
+	ParentCallID string          `json:"parentCallId"`
+	CallID       string          `json:"callId"`
+	Name         string          `json:"name"`
+	Arguments    json.RawMessage `json:"arguments"`
 }
 
 // ChatRole is who speaks in a model/chat message.

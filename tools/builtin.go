@@ -28,5 +28,6 @@ func Builtin() *tool.Registry {
 		ShellOutput,
 		ShellKill,
 		Agent,
+		Compose,
 	)
 }

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import { ErrorCodes, ResponseError } from "vscode-jsonrpc";
 
 import type { Approvals } from "./approval";
+import { showComposeRuns, type ComposeRuns } from "./compose";
 import { Daemon, errorText } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
 import { showMemories } from "./memoryCommands";
@@ -26,6 +27,7 @@ export function registerCommands(
   approvals: Approvals,
   docs: InfoDocuments,
   log: vscode.LogOutputChannel,
+  composeRuns?: ComposeRuns,
 ): vscode.Disposable[] {
   const run = (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) => async (...args: any[]) => {
     try {
@@ -53,5 +55,6 @@ export function registerCommands(
     reg("tether.showMemories", "Showing memories", () => showMemories(daemon)),
     reg("tether.restart", "Restarting the daemon", () => daemon.restart()),
     reg("tether.showLog", "Showing the log", () => log.show()),
+    reg("tether.showCompose", "Showing compose runs", () => showComposeRuns(composeRuns, docs)),
   ];
 }

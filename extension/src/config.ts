@@ -16,6 +16,8 @@ export interface TetherConfig {
   webAllowedHosts: string[];
   webPrivateHosts: string[];
   webTimeout: number;
+  /** Run compose programs' tool calls through VS Code, which shows them in the chat. */
+  composeCallsInChat: boolean;
 }
 
 export const configSection = "tether";
@@ -33,6 +35,7 @@ export function readConfig(): TetherConfig {
     webAllowedHosts: c.get<string[]>("web.allowedHosts", []),
     webPrivateHosts: c.get<string[]>("web.allowedPrivateHosts", []),
     webTimeout: c.get<number>("web.timeout", 30),
+    composeCallsInChat: c.get<boolean>("compose.callsInChat", false),
   };
 }
 

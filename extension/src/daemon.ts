@@ -117,9 +117,12 @@ export class Daemon implements vscode.Disposable {
     this.conn?.onRequest(method, handler);
   }
 
+  /** Handle a notification; several handlers of one method each get it, in order. */
   onNotification(method: string, handler: NotificationHandler): void {
-    this.notificationHandlers.set(method, handler);
-    this.conn?.onNotification(method, handler);
+    const before = this.notificationHandlers.get(method);
+    const h: NotificationHandler = before ? (p) => (before(p), handler(p)) : handler;
+    this.notificationHandlers.set(method, h);
+    this.conn?.onNotification(method, h);
   }
 
   /**
@@ -314,7 +317,7 @@ export class Daemon implements vscode.Disposable {
       processId: process.pid,
       clientInfo: { name: "tether-vscode", version: this.opts.clientVersion },
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
-      capabilities: { diagnostics: true, approval: true, askUser: true, todo: true, models: true },
+      capabilities: { diagnostics: true, approval: true, askUser: true, todo: true, models: true, ...(cfg.composeCallsInChat ? { invokeTools: true } : {}) },
       settings: daemonSettings(cfg, findRipgrep(vscode.env.appRoot)),
     };
   }

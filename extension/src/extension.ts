@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import { Approvals } from "./approval";
 import { registerAsk } from "./ask";
 import { registerCommands } from "./commands";
+import { ComposeRuns, registerToolsInvoke } from "./compose";
 import { configSection } from "./config";
 import { Daemon, errorText } from "./daemon";
 import { DiagnosticsFeeder } from "./diagnostics";
@@ -25,6 +26,8 @@ export function activate(context: vscode.ExtensionContext): void {
   daemon = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
   approvals = new Approvals(daemon, log);
   const docs = new InfoDocuments();
+  const composeRuns = new ComposeRuns(daemon);
+  registerToolsInvoke(daemon, composeRuns);
   registerAsk(daemon);
   new ModelBridge(daemon, log);
   context.subscriptions.push(
@@ -33,8 +36,9 @@ export function activate(context: vscode.ExtensionContext): void {
     new DiagnosticsFeeder(daemon),
     new PlanView(daemon, docs),
     docs,
-    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log),
-    ...registerCommands(daemon, approvals, docs, log),
+    composeRuns,
+    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, undefined, composeRuns),
+    ...registerCommands(daemon, approvals, docs, log, composeRuns),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(configSection)) {
         void offerRestart(daemon!);

@@ -61,6 +61,7 @@ export const MethodUserAsk = "user/ask";
 export const MethodTodoChanged = "todo/changed";
 export const MethodToolsActivity = "tools/activity";
 export const MethodModelChat = "model/chat";
+export const MethodToolsInvoke = "tools/invoke";
 export const MethodLogMessage = "window/logMessage";
 export const MethodProgress = "$/progress";
 
@@ -273,6 +274,29 @@ export interface Activity {
   title: string;
   status: ActivityStatus;
   durationMs?: number;
+  /**
+   * Input, Output and Diff are the arguments (JSON), the result and the
+   * diff of a call a program or a sub-agent made (one with a
+   * ParentCallID), for the editor's history of it; each is cut to a
+   * bounded size, marked where cut. Output and Diff come with the ending
+   * report only.
+   */
+  input?: string;
+  output?: string;
+  diff?: string;
+}
+
+/**
+ * ToolInvokeParams asks the client to run one tool call of a compose
+ * program through the editor (tools/invoke); the answer is the call's
+ * ToolCallResult.
+ */
+export interface ToolInvokeParams {
+  requestId: string;
+  parentCallId: string;
+  callId: string;
+  name: string;
+  arguments: unknown;
 }
 
 /** ModelChatParams asks the client for one model turn of a sub-agent. */
@@ -429,6 +453,12 @@ export interface ClientCapabilities {
    * serves, which sub-agents need.
    */
   models?: boolean;
+  /**
+   * InvokeTools: the client runs a compose program's tool calls through
+   * the editor (tools/invoke), which shows each in the chat; each comes
+   * back to the daemon as an ordinary tools/call of the same request.
+   */
+  invokeTools?: boolean;
 }
 
 /**
@@ -484,6 +514,12 @@ export interface Settings {
   webMaxBytes?: number;
   /** BraveAPIKey, when set, makes web_search use the Brave Search API. */
   braveApiKey?: string;
+  /** ComposeTimeout is how long a compose program may run, in seconds; default 60. */
+  composeTimeout?: number;
+  /** ComposeMemoryBytes is a compose program's memory limit; default 64 MB. */
+  composeMemoryBytes?: number;
+  /** ComposeMaxCalls is how many tool calls a compose program may make; default 200. */
+  composeMaxCalls?: number;
 }
 
 /** ServerInfo names the daemon. */

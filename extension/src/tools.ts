@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 
+import { ComposeTool, type ComposeRuns } from "./compose";
 import { Daemon, errorText } from "./daemon";
 import { ToolPrefix } from "./names";
 import { MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
@@ -18,6 +19,8 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
     private readonly name: string,
     private readonly ids: RequestIds,
     private readonly log: vscode.LogOutputChannel,
+    /** Where compose calls are kept for "Show Compose Runs". */
+    private readonly composeRuns?: ComposeRuns,
   ) {}
 
   async prepareInvocation(
@@ -41,6 +44,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const requestId = this.ids.begin(options.toolInvocationToken);
+    const run = this.name === ComposeTool ? this.composeRuns?.begin(requestId, options.input, options.toolInvocationToken) : undefined;
     try {
       const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId };
       const budget = options.tokenizationOptions?.tokenBudget;
@@ -48,12 +52,22 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
         params.tokenBudget = Math.floor(budget);
       }
       const res = await this.daemon.request<ToolCallResult>(MethodToolsCall, params, token);
+      this.composeRuns?.offer(this.name, params.arguments, res);
       if (res.isError) {
         this.log.debug(`${this.name} answered an error: ${res.content}`);
+      }
+      if (run) {
+        this.composeRuns?.end(run, res);
+        // A program's diffs stay out of the model's context like its other
+        // intermediate results; its call list says what changed.
+        return textResult(res.content);
       }
       // An error result is still the model's to read: it says what to do next.
       return textResult(modelText(res, params.tokenBudget));
     } catch (e) {
+      if (run) {
+        this.composeRuns?.end(run, undefined, errorText(e));
+      }
       this.log.warn(`tools/call ${this.name}: ${errorText(e)}`);
       return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
     } finally {
@@ -99,8 +113,9 @@ export function registerTools(
   contributed: readonly string[],
   log: vscode.LogOutputChannel,
   ids: RequestIds = new RequestIds(),
+  composeRuns?: ComposeRuns,
 ): vscode.Disposable[] {
   return contributed
     .filter((n) => n.startsWith(ToolPrefix))
-    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ids, log)));
+    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ids, log, composeRuns)));
 }

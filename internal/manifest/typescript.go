@@ -33,6 +33,7 @@ var ProtocolTypes = []reflect.Type{
 	reflect.TypeFor[protocol.UserAskResult](),
 	reflect.TypeFor[protocol.TodoChangedParams](),
 	reflect.TypeFor[protocol.Activity](),
+	reflect.TypeFor[protocol.ToolInvokeParams](),
 	reflect.TypeFor[protocol.ModelChatParams](),
 	reflect.TypeFor[protocol.ModelChatResult](),
 	reflect.TypeFor[protocol.ToolResultParams](),

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -54,9 +55,27 @@ func (r *Registry) begin(ctx context.Context, c *Call) *callActivity {
 		Title:        title,
 		Status:       protocol.ActivityRunning,
 	}
+	if c.ParentID != "" {
+		// A call made by a program or a sub-agent is seen nowhere else:
+		// the report carries its arguments, and later its result.
+		ca.a.Input = keepHistory(string(c.Args), MaxHistoryBytes)
+	}
 	ca.plan = !known || !writesPlan(t)
 	ca.report(ctx)
 	return ca
+}
+
+// MaxHistoryBytes bounds the arguments and the result an activity report
+// carries for a call made by a program or a sub-agent (its diff may take
+// four times as much).
+const MaxHistoryBytes = 16 << 10
+
+// keepHistory cuts s to max bytes, saying so.
+func keepHistory(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return CutUTF8(s[:max]) + fmt.Sprintf("\n… [cut: %d of %d bytes kept in the history]", max, len(s))
 }
 
 // end reports how the call ended and keeps its result for the client.
@@ -67,6 +86,9 @@ func (ca *callActivity) end(ctx context.Context, res Result) {
 	}
 	ca.a.Status = StatusOf(c, res)
 	ca.a.DurationMs = max(time.Since(ca.start).Milliseconds(), 0)
+	if c.ParentID != "" {
+		ca.a.Output, ca.a.Diff = keepHistory(res.Content, MaxHistoryBytes), keepHistory(res.Diff, 4*MaxHistoryBytes)
+	}
 	ca.report(ctx)
 	c.Env.Results.Keep(protocol.ToolResultResult{
 		CallID: c.ID, Tool: c.Name, Title: ca.a.Title, Content: res.Content, IsError: res.IsError, Diff: res.Diff,

@@ -117,6 +117,15 @@ type Settings struct {
 	// Web is the web tools' settings: allowed and private hosts, limits,
 	// the search engine.
 	Web web.Config
+	// Compose bounds compose programs; zero fields take compose's defaults.
+	Compose ComposeSettings
+}
+
+// ComposeSettings are the compose limits a client may change.
+type ComposeSettings struct {
+	Timeout     time.Duration
+	MemoryBytes int
+	MaxCalls    int
 }
 
 // PermissionMode is the mode in force.

@@ -405,6 +405,7 @@ export const fake = {
   contexts: new Map<string, unknown>(),
   commands: new Map<string, (...args: any[]) => unknown>(),
   tools: new Map<string, any>(),
+  invoked: [] as { name: string; options: any }[],
   fileSystems: new Map<string, any>(),
   contentProviders: new Map<string, any>(),
   codeLensProviders: [] as { selector: any; provider: any }[],
@@ -433,6 +434,7 @@ export const fake = {
     this.contexts.clear();
     this.commands.clear();
     this.tools.clear();
+    this.invoked = [];
     this.fileSystems.clear();
     this.contentProviders.clear();
     this.codeLensProviders = [];
@@ -656,6 +658,15 @@ export const lm = {
     }
     fake.tools.set(name, tool);
     return new Disposable(() => fake.tools.delete(name));
+  },
+  /** Runs a registered tool as VS Code would: its invoke, with the caller's options. */
+  invokeTool: async (name: string, options: unknown, token?: unknown) => {
+    const tool = fake.tools.get(name);
+    if (!tool) {
+      throw new Error(`no tool ${name}`);
+    }
+    fake.invoked.push({ name, options });
+    return tool.invoke(options, token);
   },
 };
 
