@@ -1,10 +1,10 @@
 package daemon
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
