@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"sync"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // MaxLineBytes bounds one message from the client. A longer line is
