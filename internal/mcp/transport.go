@@ -94,6 +94,9 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if line, ok := resultLine(msg); ok {
+		return c.writeRaw(line)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
@@ -101,7 +104,31 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.writeLine(data)
 }
 
+// resultLine writes a successful response around its result as it is: the
+// SDK has encoded the result compactly already, and encoding the message
+// again would scan (and copy) a large result once more.
+func resultLine(msg jsonrpc.Message) ([]byte, bool) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
+		return nil, false
+	}
+	id, err := json.Marshal(resp.ID.Raw())
+	if err != nil {
+		return nil, false
+	}
+	const head, mid, tail = `{"jsonrpc":"2.0","id":`, `,"result":`, "}\n"
+	line := make([]byte, 0, len(head)+len(id)+len(mid)+len(resp.Result)+len(tail))
+	line = append(append(append(append(append(line, head...), id...), mid...), resp.Result...), tail...)
+	return line, true
+}
+
 func (c *lineConn) writeLine(data []byte) error {
+	buf := make([]byte, 0, len(data)+1)
+	return c.writeRaw(append(append(buf, data...), '\n'))
+}
+
+// writeRaw writes one whole line, newline included.
+func (c *lineConn) writeRaw(line []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	select {
@@ -109,9 +136,7 @@ func (c *lineConn) writeLine(data []byte) error {
 		return sdk.ErrConnectionClosed
 	default:
 	}
-	buf := make([]byte, 0, len(data)+1)
-	buf = append(append(buf, data...), '\n')
-	_, err := c.out.Write(buf)
+	_, err := c.out.Write(line)
 	return err
 }
 
@@ -247,7 +272,7 @@ func (c *lineConn) parse(line []byte, tooLong bool) jsonrpc.Message {
 			return nil
 		}
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
+	msg, err := message(env, id)
 	if err != nil {
 		if env.Method == nil {
 			// A reply to the server's own call that cannot be read: JSON-RPC
@@ -259,6 +284,38 @@ func (c *lineConn) parse(line []byte, tooLong bool) jsonrpc.Message {
 		return nil
 	}
 	return msg
+}
+
+// message builds the SDK's message from the parts already checked, which
+// spares decoding the line a second time.
+func message(env envelope, rawID json.RawMessage) (jsonrpc.Message, error) {
+	var id jsonrpc.ID
+	if rawID != nil {
+		var v any
+		if err := json.Unmarshal(rawID, &v); err != nil {
+			return nil, err
+		}
+		var err error
+		if id, err = jsonrpc.MakeID(v); err != nil {
+			return nil, err
+		}
+	}
+	if env.Method != nil {
+		var method string
+		if err := json.Unmarshal(env.Method, &method); err != nil {
+			return nil, err
+		}
+		return &jsonrpc.Request{ID: id, Method: method, Params: env.Params}, nil
+	}
+	resp := &jsonrpc.Response{ID: id, Result: env.Result}
+	if e := bytes.TrimSpace(env.Error); len(e) > 0 && string(e) != "null" {
+		var werr jsonrpc.Error
+		if err := json.Unmarshal(e, &werr); err != nil {
+			return nil, err
+		}
+		resp.Error = &werr
+	}
+	return resp, nil
 }
 
 // refuseBatch answers every request of a batch: batches left the protocol

@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tether-dev/tether/internal/tool"
@@ -380,5 +383,41 @@ func TestAnnotations(t *testing.T) {
 		if a.ReadOnlyHint != tc.readOnly || *a.DestructiveHint != tc.destructive || *a.OpenWorldHint != tc.open || a.IdempotentHint != tc.idemp {
 			t.Errorf("%s: %+v (destructive %v, open %v)", tc.info.Name, a, *a.DestructiveHint, *a.OpenWorldHint)
 		}
+	}
+}
+
+// A result written around as it is reads back as the SDK's own encoding
+// of the message.
+func TestResultLine(t *testing.T) {
+	for _, id := range []any{"s-1", float64(42)} {
+		jid, err := jsonrpc.MakeID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := &jsonrpc.Response{ID: jid, Result: json.RawMessage(`{"content":[{"type":"text","text":"a\nb <&>"}]}`)}
+		line, ok := resultLine(msg)
+		if !ok || !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
+			t.Fatalf("line %q", line)
+		}
+		want, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(want, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s\nwant %s", line, want)
+		}
+	}
+	if _, ok := resultLine(&jsonrpc.Response{Error: errors.New("x")}); ok {
+		t.Error("an error response took the result path")
+	}
+	if _, ok := resultLine(&jsonrpc.Request{Method: "ping"}); ok {
+		t.Error("a request took the result path")
 	}
 }
