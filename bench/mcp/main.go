@@ -1,8 +1,9 @@
 // Command mcp measures `tether mcp` side by side with the reference MCP
 // filesystem server (npm @modelcontextprotocol/server-filesystem, Node),
-// both driven over stdio by the official Go SDK's client, on the same files
-// in one run. Every measurement alternates between the two servers (and
-// which goes first), so machine noise falls on both alike:
+// both driven over stdio by one minimal client (a JSON line out, a line
+// back), on the same files in one run. Every measurement alternates
+// between the two servers (and which goes first), so machine noise falls
+// on both alike:
 //
 //   - start: from spawning the server to the answer of its first
 //     tools/list (initialize and initialized included), a fresh process
@@ -22,9 +23,11 @@
 package main
 
 import (
-	"context"
+	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -34,8 +37,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -125,7 +126,7 @@ func main() {
 	}
 	// Tether edits only what was read: read the big file once, as a model
 	// would before editing it.
-	if _, err := tw.call(context.Background(), "read_file", map[string]any{"path": tw.big, "limit": 1}); err != nil {
+	if _, err := tw.call("read_file", map[string]any{"path": tw.big, "limit": 1}); err != nil {
 		log.Fatalf("tether: %v", err)
 	}
 	for i := 0; i < *runs+1; i++ { // the first round warms up, untimed
@@ -194,8 +195,7 @@ type server struct {
 	edit func(path, old, new string) (string, any)
 	big  string
 
-	cmd     *exec.Cmd
-	cs      *sdk.ClientSession
+	conn    *rawClient
 	version string
 
 	// Wall time and the server's CPU time (all its threads, and the
@@ -205,50 +205,38 @@ type server struct {
 	rss                                              int64
 }
 
-func (s *server) command() *exec.Cmd {
-	cmd := exec.Command(s.argv[0], s.argv[1:]...)
-	cmd.Env = s.env
-	return cmd
-}
-
-// client declares no roots, so each server serves the folders it was
-// started with; it asks for protocol 2025-11-25, which both speak, so
-// neither pays for a version fallback.
-func client() *sdk.Client {
-	return sdk.NewClient(&sdk.Implementation{Name: "tether-bench", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
-}
-
-var sessionOpts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-
 // startToList times a fresh server from its spawn to the answer of its
-// first tools/list; cpu is the CPU time of the whole short-lived process
-// (it exits when the client closes its stdin).
+// first tools/list (initialize and initialized before it); cpu is the CPU
+// time of the whole short-lived process, which exits when its stdin
+// closes.
 func (s *server) startToList() (wall, cpu time.Duration, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := s.command()
 	began := time.Now()
-	cs, err := client().Connect(ctx, &sdk.CommandTransport{Command: cmd}, sessionOpts)
+	c, err := startRaw(s.argv, s.env)
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := cs.ListTools(ctx, nil)
+	defer c.close()
+	if err := c.handshake(); err != nil {
+		return 0, 0, err
+	}
+	line, err := c.request("tools/list", struct{}{})
 	wall = time.Since(began)
 	if err != nil {
-		cs.Close()
 		return 0, 0, err
 	}
-	if len(res.Tools) == 0 {
-		cs.Close()
-		return 0, 0, fmt.Errorf("no tools listed")
+	var res struct {
+		Result struct {
+			Tools []struct{ Name string }
+		}
 	}
-	if info := cs.InitializeResult().ServerInfo; info != nil {
-		s.version = info.Name + " " + info.Version
+	if err := json.Unmarshal(line, &res); err != nil || len(res.Result.Tools) == 0 {
+		return 0, 0, fmt.Errorf("tools/list: no tools in %.200s (%v)", line, err)
 	}
-	if err := cs.Close(); err != nil {
-		return 0, 0, fmt.Errorf("closing: %v", err)
+	s.version = c.server
+	if err := c.close(); err != nil {
+		return 0, 0, fmt.Errorf("the server did not exit cleanly: %v", err)
 	}
-	return wall, processCPU(cmd.ProcessState), nil
+	return wall, processCPU(c.cmd.ProcessState), nil
 }
 
 func processCPU(ps *os.ProcessState) time.Duration {
@@ -262,7 +250,7 @@ func processCPU(ps *os.ProcessState) time.Duration {
 // on a CPU (from schedstat, in nanoseconds) plus the processes it has
 // waited for (ripgrep, commands), in clock ticks.
 func (s *server) cpuNow() time.Duration {
-	pid := s.cmd.Process.Pid
+	pid := s.conn.cmd.Process.Pid
 	var total time.Duration
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
 	for _, t := range tasks {
@@ -290,29 +278,48 @@ func (s *server) cpuNow() time.Duration {
 }
 
 func (s *server) open() error {
-	s.cmd = s.command()
-	cs, err := client().Connect(context.Background(), &sdk.CommandTransport{Command: s.cmd}, sessionOpts)
+	c, err := startRaw(s.argv, s.env)
 	if err != nil {
 		return err
 	}
-	s.cs = cs
+	if err := c.handshake(); err != nil {
+		c.close()
+		return err
+	}
+	s.conn = c
 	return nil
 }
 
-func (s *server) close() { s.cs.Close() }
+func (s *server) close() { s.conn.close() }
 
-func (s *server) call(ctx context.Context, name string, args any) (string, error) {
-	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+// call runs a tool; a result with isError is an error here.
+func (s *server) call(name string, args any) (string, error) {
+	line, err := s.conn.request("tools/call", map[string]any{"name": name, "arguments": args})
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(t.Text)
+	return toolText(name, line)
+}
+
+func toolText(name string, line []byte) (string, error) {
+	var res struct {
+		Result struct {
+			Content []struct{ Text string }
+			IsError bool
 		}
+		Error *struct{ Message string }
 	}
-	if res.IsError {
+	if err := json.Unmarshal(line, &res); err != nil {
+		return "", fmt.Errorf("%s: the answer is not JSON: %v", name, err)
+	}
+	if res.Error != nil {
+		return "", fmt.Errorf("%s: %s", name, res.Error.Message)
+	}
+	var b strings.Builder
+	for _, c := range res.Result.Content {
+		b.WriteString(c.Text)
+	}
+	if res.Result.IsError {
 		return "", fmt.Errorf("%s failed: %s", name, b.String())
 	}
 	return b.String(), nil
@@ -323,9 +330,13 @@ func (s *server) call(ctx context.Context, name string, args any) (string, error
 func (s *server) time(wall, cpu *[]time.Duration, timed bool, name string, args any) string {
 	c0 := s.cpuNow()
 	began := time.Now()
-	out, err := s.call(context.Background(), name, args)
+	line, err := s.conn.request("tools/call", map[string]any{"name": name, "arguments": args})
 	took := time.Since(began)
 	c1 := s.cpuNow()
+	if err != nil {
+		log.Fatalf("%s: %v", s.name, err)
+	}
+	out, err := toolText(name, line)
 	if err != nil {
 		log.Fatalf("%s: %v", s.name, err)
 	}
@@ -338,7 +349,7 @@ func (s *server) time(wall, cpu *[]time.Duration, timed bool, name string, args 
 
 // peakRSS is the server process's high-water resident set, from /proc.
 func (s *server) peakRSS() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.conn.cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
@@ -478,4 +489,109 @@ func verdict(met bool) string {
 		return "(met)"
 	}
 	return "(MISSED)"
+}
+
+// rawClient speaks MCP over a server's stdin and stdout with as little
+// work of its own as it can: one JSON line out, one line back. The SDK's
+// client would add the same cost to both servers' figures and shrink their
+// ratio.
+type rawClient struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	id     int
+	server string
+	closed bool
+}
+
+func startRaw(argv, env []string) (*rawClient, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &rawClient{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+}
+
+// handshake is initialize and initialized, at protocol 2025-11-25, which
+// both servers speak; the client declares no roots, so each serves the
+// folders it was started with.
+func (c *rawClient) handshake() error {
+	line, err := c.request("initialize", map[string]any{
+		"protocolVersion": "2025-11-25",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "tether-bench", "version": "1"},
+	})
+	if err != nil {
+		return err
+	}
+	var res struct {
+		Result struct {
+			ServerInfo struct{ Name, Version string }
+		}
+	}
+	if err := json.Unmarshal(line, &res); err != nil {
+		return fmt.Errorf("initialize: %v", err)
+	}
+	c.server = res.Result.ServerInfo.Name + " " + res.Result.ServerInfo.Version
+	return c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+}
+
+func (c *rawClient) send(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	_, err = c.in.Write(append(b, '\n'))
+	return err
+}
+
+// request sends a request and returns the line that answers it; lines
+// that answer nothing (notifications, log messages) are skipped.
+func (c *rawClient) request(method string, params any) ([]byte, error) {
+	c.id++
+	if err := c.send(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	want := strconv.Itoa(c.id)
+	for {
+		line, err := c.out.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", method, err)
+		}
+		var head struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &head) == nil && head.Method == "" && string(head.ID) == want {
+			return line, nil
+		}
+	}
+}
+
+// close closes the server's stdin and waits for it to exit.
+func (c *rawClient) close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(20 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("it did not exit within 20 s of its stdin closing")
+	}
 }

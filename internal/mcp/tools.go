@@ -70,18 +70,6 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		}
 		return errorResult("%s could not run: %v", req.Params.Name, err), nil
 	}
-	runCtx, cancel := context.WithCancel(s.ctx)
-	r := &run{
-		id:     randomHex(16),
-		name:   req.Params.Name,
-		cancel: cancel,
-		needs:  make(chan *need),
-		done:   make(chan struct{}),
-	}
-	var a asker = sessionAsker{ss}
-	if inputByResult(ss) {
-		a = &resultAsker{r: r, c: sdkCaps(ss)}
-	}
 	requestID := s.requests.begin()
 	c := &tool.Call{
 		Name:      req.Params.Name,
@@ -91,16 +79,38 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		Session:   s.session,
 		Env:       env,
 	}
-	s.running.Add(1)
-	go func() {
-		defer s.running.Done()
-		defer close(r.done)
-		defer s.requests.end()
-		res := s.reg.Invoke(withAsker(runCtx, a), c)
+	finish := func(r *run, res tool.Result) {
 		r.result, r.requestID = res, requestID
 		if res.Diff != "" && st != nil {
 			r.checkpoint, _ = st.Undo.CheckpointID(requestID)
 		}
+		s.requests.end()
+	}
+	if !inputByResult(ss) {
+		// Questions go to the client as requests of their own while the
+		// call runs, so it runs here, for as long as this tools/call; a
+		// cancel of it cancels ctx.
+		defer s.reportProgress(ctx, req)()
+		r := &run{}
+		finish(r, s.reg.Invoke(withAsker(ctx, sessionAsker{ss}), c))
+		return s.result(r), nil
+	}
+	// Questions travel in the result: the call runs apart from the
+	// tools/call that started it, which may end before it does.
+	runCtx, cancel := context.WithCancel(s.ctx)
+	r := &run{
+		id:     randomHex(16),
+		name:   req.Params.Name,
+		cancel: cancel,
+		needs:  make(chan *need),
+		done:   make(chan struct{}),
+	}
+	a := &resultAsker{r: r, c: sdkCaps(ss)}
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		defer close(r.done)
+		finish(r, s.reg.Invoke(withAsker(runCtx, a), c))
 	}()
 	return s.await(ctx, req, r)
 }
@@ -121,39 +131,51 @@ func (s *server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	return s.await(ctx, req, r)
 }
 
-// await waits for the call's end, for a question it needs the client to
-// put to the user (parking it), or for the client to cancel it; meanwhile
-// it reports progress when the client asked for it.
+// await waits for a parked-capable call's end, for a question it needs the
+// client to put to the user (parking it), or for the client to cancel it.
 func (s *server) await(ctx context.Context, req *sdk.CallToolRequest, r *run) (*sdk.CallToolResult, error) {
-	var tick <-chan time.Time
+	defer s.reportProgress(ctx, req)()
+	select {
+	case <-r.done:
+		r.cancel()
+		return s.result(r), nil
+	case need := <-r.needs:
+		s.runs.park(r, need)
+		return &sdk.CallToolResult{
+			InputRequests: sdk.InputRequestMap{need.key: need.req},
+			RequestState:  r.id,
+		}, nil
+	case <-ctx.Done():
+		// notifications/cancelled, or the client went away: stopping the
+		// run kills the processes it started.
+		r.cancel()
+		<-r.done
+		return s.result(r), nil
+	}
+}
+
+// reportProgress sends progress notifications while a call runs, when the
+// client asked for them with a progress token; the returned func stops it.
+func (s *server) reportProgress(ctx context.Context, req *sdk.CallToolRequest) (stop func()) {
 	token := req.Params.GetProgressToken()
-	if token != nil {
+	if token == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
 		t := time.NewTicker(s.o.ProgressEvery)
 		defer t.Stop()
-		tick = t.C
-	}
-	started := time.Now()
-	what := ""
-	for n := 1; ; {
-		select {
-		case <-r.done:
-			r.cancel()
-			return s.result(r), nil
-		case need := <-r.needs:
-			s.runs.park(r, need)
-			return &sdk.CallToolResult{
-				InputRequests: sdk.InputRequestMap{need.key: need.req},
-				RequestState:  r.id,
-			}, nil
-		case <-ctx.Done():
-			// notifications/cancelled, or the client went away: stopping
-			// the run kills the processes it started.
-			r.cancel()
-			<-r.done
-			return s.result(r), nil
-		case <-tick:
-			if what == "" {
-				what = s.describe(req)
+		started := time.Now()
+		what := s.describe(req)
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
 			}
 			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 				ProgressToken: token,
@@ -163,8 +185,11 @@ func (s *server) await(ctx context.Context, req *sdk.CallToolRequest, r *run) (*
 			if err != nil {
 				s.log.Debug("could not report progress", "err", err)
 			}
-			n++
 		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
 }
 
