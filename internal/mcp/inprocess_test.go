@@ -4,14 +4,12 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -193,9 +191,9 @@ func TestServeLeavesNothingRunning(t *testing.T) {
 		t.Errorf("Serve: %v", err)
 	}
 	// The job died with the session.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("background job %d outlived the session (kill 0: %v)", pid, err)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	if !processGone(pid) {
+		t.Errorf("background job %d outlived the session", pid)
+		killProcess(pid)
 	}
 }
 

@@ -9,12 +9,12 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tether-dev/tether/internal/mcp"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
@@ -361,12 +361,12 @@ func readPID(t *testing.T, path string) int {
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		if mcp.ProcessGone(pid) {
 			return
 		}
 	}
 	t.Errorf("process %d is still running after the cancel", pid)
-	_ = syscall.Kill(pid, syscall.SIGKILL)
+	mcp.KillProcess(pid)
 }
 
 // Without --workspace the client's roots are the workspace, and a change

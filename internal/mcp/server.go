@@ -127,6 +127,8 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, o Options) erro
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		// Stop the calls first: closing the session waits for them.
+		s.stop()
 		ss.Close()
 		err = <-done
 	}

@@ -90,9 +90,13 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		// Questions go to the client as requests of their own while the
 		// call runs, so it runs here, for as long as this tools/call; a
 		// cancel of it cancels ctx.
+		// The server's end (a signal) stops it too.
+		runCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.ctx, cancel)()
 		defer s.reportProgress(ctx, req)()
 		r := &run{}
-		finish(r, s.reg.Invoke(withAsker(ctx, sessionAsker{ss}), c))
+		finish(r, s.reg.Invoke(withAsker(runCtx, sessionAsker{ss}), c))
 		return s.result(r), nil
 	}
 	// Questions travel in the result: the call runs apart from the
