@@ -412,3 +412,21 @@ func TestNoRootsUsesTheCurrentFolder(t *testing.T) {
 		t.Fatalf("read: %q", got)
 	}
 }
+
+// In dryRun a change is staged, not written, as in the editor: the result
+// shows its diff and no checkpoint, and `tether staged` lists it.
+func TestDryRunStages(t *testing.T) {
+	f := newFixture(t)
+	s := f.connect(t, newClient(nil), v1125, "--mode", "dryRun")
+	res := s.call(t, "write_file", map[string]any{"path": "new.txt", "content": "staged\n"})
+	got := mustOK(t, "write_file", res)
+	if !strings.Contains(got, "+staged") || strings.Contains(got, "tether undo") {
+		t.Errorf("result %q: want the diff and no checkpoint", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "new.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("dryRun wrote the file: %v", err)
+	}
+	if list := f.runTether(t, "staged", "--workspace", f.ws); !strings.Contains(list, "new.txt") {
+		t.Errorf("tether staged: %q", list)
+	}
+}
