@@ -11,9 +11,10 @@ import (
 	"github.com/tether-dev/tether/internal/tool"
 )
 
-// run is one tool call running in the background of the requests that
-// serve it: usually one tools/call, but from protocol 2026-07-28 on, a
-// call that needs the user's answer spans one tools/call per question.
+// run is one tool call of protocol 2026-07-28 or later, running apart
+// from the tools/call requests that serve it: a call that needs the
+// user's answers spans one tools/call per question, and waits, parked,
+// in between.
 type run struct {
 	id     string // the requestState that names it to the client
 	name   string

@@ -88,9 +88,8 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	}
 	if !inputByResult(ss) {
 		// Questions go to the client as requests of their own while the
-		// call runs, so it runs here, for as long as this tools/call; a
-		// cancel of it cancels ctx.
-		// The server's end (a signal) stops it too.
+		// call runs, so it runs here, within this tools/call: the
+		// client's cancel of it, or the server's end, stops it.
 		runCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(s.ctx, cancel)()
