@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tetherBin = filepath.Join(dir, "tether")
-	if out, err := exec.Command("go", "build", "-o", tetherBin, "../../cmd/tether").CombinedOutput(); err != nil {
+	args := []string{"build", "-o", tetherBin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, "../../cmd/tether")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building tether: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
