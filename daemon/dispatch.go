@@ -2,12 +2,12 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	lsp "go.lsp.dev/protocol"
 

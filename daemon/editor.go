@@ -1,9 +1,9 @@
 package daemon
 
 import (
+	"encoding/json"
 	"errors"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/internal/workspace"

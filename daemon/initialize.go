@@ -1,11 +1,11 @@
 package daemon
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"time"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 

@@ -3,7 +3,8 @@ package daemon
 import (
 	"context"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/protocol"

@@ -2,9 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/tool"

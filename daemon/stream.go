@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 )
 

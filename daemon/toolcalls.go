@@ -2,9 +2,8 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
-
-	"github.com/segmentio/encoding/json"
 
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"

@@ -70,6 +70,13 @@ extension_tests() {
 	npm ci --no-audit --no-fund --loglevel=error && npm test
 }
 
+# tether mcp against a client nobody here wrote: the MCP Inspector's CLI
+# lists the tools and calls read_file and grep. The Inspector is installed
+# on first use and cached (scripts/mcp-inspector.sh says where).
+mcp_inspector() {
+	bash scripts/mcp-inspector.sh
+}
+
 # The extension in a real VS Code (code-server in headless Chromium). The
 # rig is installed on first use and cached; TETHER_E2E=0 skips this step.
 e2e_tests() {
@@ -83,6 +90,7 @@ step "gofmt" gofmt_clean
 step "other platforms" other_platforms
 step "go test ${race[*]}" go_test
 step "extension (npm test)" extension_tests
+step "MCP Inspector CLI" mcp_inspector
 if [ "${TETHER_E2E:-1}" != 0 ]; then
 	step "end to end (npm run e2e)" e2e_tests
 fi

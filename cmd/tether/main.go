@@ -1,6 +1,7 @@
 // Command tether is the Tether daemon and its headless command line.
 //
 //	tether serve          speak JSON-RPC over stdio to an editor
+//	tether mcp            serve the tools to MCP clients over stdio
 //	tether call ...       run tool calls from the command line
 //	tether tools [--json] print the tool registry
 //	tether undo [ID]      put back a request's changes
@@ -28,6 +29,7 @@ type command struct {
 
 var commands = []command{
 	{"serve", "serve                   speak JSON-RPC 2.0 (LSP framing) on stdin/stdout", runServe},
+	{"mcp", "mcp [--workspace DIR]   serve the tools over MCP on stdin/stdout (for MCP clients)", runMCP},
 	{"call", "call [flags] TOOL JSON  run tool calls in one session and print the results", runCall},
 	{"tools", "tools [--json]          print the tool registry", runTools},
 	{"undo", "undo [ID]               put back a request's changes (default: the newest)", runUndo},
