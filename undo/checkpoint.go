@@ -88,6 +88,16 @@ func (cp *checkpoint) apply(r record) {
 			st := *r.State
 			e.wrote, e.pending = &st, false
 		}
+	case kindDropped:
+		if e := cp.byPath[r.Path]; e != nil && e.wrote == nil {
+			delete(cp.byPath, r.Path)
+			for i, x := range cp.entries {
+				if x == e {
+					cp.entries = append(cp.entries[:i:i], cp.entries[i+1:]...)
+					break
+				}
+			}
+		}
 	case kindKept:
 		if r.State != nil {
 			cp.kept[r.Path] = *r.State

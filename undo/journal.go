@@ -21,12 +21,13 @@ import (
 
 // Record kinds, in the order they appear in a journal.
 const (
-	kindBegin  = "begin"  // first line: the checkpoint's identity
-	kindSave   = "save"   // a path's state before the request changed it
-	kindAgain  = "again"  // the request is about to change a saved path again
-	kindWrote  = "wrote"  // what Tether left at a path afterwards
-	kindKept   = "kept"   // content undo replaced without knowing whose it was
-	kindUndone = "undone" // the checkpoint was undone; it is frozen from here
+	kindBegin   = "begin"   // first line: the checkpoint's identity
+	kindSave    = "save"    // a path's state before the request changed it
+	kindAgain   = "again"   // the request is about to change a saved path again
+	kindWrote   = "wrote"   // what Tether left at a path afterwards
+	kindKept    = "kept"    // content undo replaced without knowing whose it was
+	kindDropped = "dropped" // the change a save was for did not happen
+	kindUndone  = "undone"  // the checkpoint was undone; it is frozen from here
 )
 
 // record is one journal line.

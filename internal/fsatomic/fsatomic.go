@@ -316,7 +316,7 @@ func MkdirAllIn(root *os.Root, dir string, perm fs.FileMode) (created []string, 
 		fi, err := root.Stat(cur)
 		if err == nil {
 			if !fi.IsDir() {
-				return created, &fs.PathError{Op: "mkdir", Path: cur, Err: fs.ErrExist}
+				return created, &fs.PathError{Op: "mkdir", Path: cur, Err: errNotFolder}
 			}
 			continue
 		}
@@ -349,6 +349,9 @@ func RemoveCreated(root *os.Root, created []string) {
 		_ = syncRoot(root, parent)
 	}
 }
+
+// errNotFolder is the error of a folder to create where a file is.
+var errNotFolder = errors.New("a file is there, not a folder")
 
 // ErrExists is returned by RenameNoReplace when the target exists.
 var ErrExists = fs.ErrExist

@@ -38,6 +38,8 @@ func pathAdvice(arg string, err error) error {
 		return errors.New("path contains a NUL byte, which no file name can hold; remove it")
 	case errors.Is(err, workspace.ErrTilde):
 		return fmt.Errorf("path %q starts with ~, which is not expanded: pass an absolute path or one relative to the workspace", arg)
+	case errors.Is(err, workspace.ErrURI):
+		return fmt.Errorf("path %q is a URI Tether cannot use: only file:// URIs of this machine are taken (as the absolute path they name); otherwise pass a plain path, relative to the workspace or absolute", arg)
 	case errors.Is(err, workspace.ErrDanglingLink):
 		return fmt.Errorf("%s is a symbolic link to a missing target; Tether will not follow it. Ask the user what it should point to", arg)
 	}
