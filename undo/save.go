@@ -183,11 +183,11 @@ func missingDirs(path string) []string {
 }
 
 // current returns the checkpoint that requestID's changes go into: its
-// newest, unless that was undone (an undone checkpoint is frozen, and new
-// changes start a new one). Called with the lock held.
+// newest, unless that was undone or is damaged (such a checkpoint is
+// frozen, and new changes start a new one). Called with the lock held.
 func (s *Store) current(requestID string) (*checkpoint, error) {
 	cp, err := s.latest(requestID)
-	if err != nil || cp == nil || cp.undone != nil {
+	if err != nil || cp == nil || cp.undone != nil || cp.damage != nil {
 		return nil, err
 	}
 	return cp, nil

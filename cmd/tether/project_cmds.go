@@ -88,6 +88,9 @@ func undoMain(args []string, cio cmdIO) int {
 		return 0
 	}
 	fmt.Fprintf(cio.stdout, "Undid checkpoint %s.\n", rep.ID)
+	if rep.Damaged != "" {
+		fmt.Fprintf(cio.stdout, "  DAMAGED: %s.\n", rep.Damaged)
+	}
 	for _, f := range rep.Restored {
 		fmt.Fprintf(cio.stdout, "  restored  %s\n", f)
 	}

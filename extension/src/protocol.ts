@@ -303,6 +303,12 @@ export interface UndoResult {
    * writing; what they held is kept in the checkpoint (undo/show).
    */
   replaced?: string[];
+  /**
+   * Damaged, when set, says that part of the checkpoint's record could
+   * not be read, so the changes recorded there were not put back; the
+   * files it names are also among the conflicts.
+   */
+  damaged?: string;
 }
 
 /** UndoShowParams names a checkpoint. */
@@ -479,6 +485,11 @@ export interface Checkpoint {
   summary: string;
   files: string[] | null;
   undone: boolean;
+  /**
+   * Damaged, when set, says that part of the checkpoint's record could
+   * not be read: what it can still put back and what it cannot.
+   */
+  damaged?: string;
 }
 
 /** Conflict is a file undo left alone, and why. */

@@ -27,6 +27,9 @@ type Options struct {
 	// headless run leaves it off: its jobs would die with it at once.
 	Jobs bool
 	Log  *slog.Logger
+	// Roots are the workspace folders undo may restore into (see
+	// undo.Options.Roots); empty means the primary folder alone.
+	Roots []string
 }
 
 // Stores is one project's state, open.
@@ -47,7 +50,7 @@ func Open(root string, o Options) (*Stores, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	u, err := undo.Open(root, undo.Options{Keep: o.UndoKeep, Log: log})
+	u, err := undo.Open(root, undo.Options{Keep: o.UndoKeep, Log: log, Roots: o.Roots})
 	if err != nil {
 		return nil, fmt.Errorf("open undo store for %s: %w", root, err)
 	}

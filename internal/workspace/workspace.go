@@ -154,6 +154,15 @@ func sameUnderSwappedCase(dir, name string) (fold, ok bool) {
 // Roots returns the folders, first one first.
 func (w *Workspace) Roots() []Root { return append([]Root(nil), w.roots...) }
 
+// Paths lists the folders' real paths, first one first.
+func (w *Workspace) Paths() []string {
+	out := make([]string, len(w.roots))
+	for i, r := range w.roots {
+		out[i] = r.Path
+	}
+	return out
+}
+
 // Primary is the first folder's real path: the base of relative paths and
 // the working directory of commands.
 func (w *Workspace) Primary() string { return w.roots[0].Path }

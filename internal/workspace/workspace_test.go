@@ -202,3 +202,16 @@ func TestFoldsCaseDetection(t *testing.T) {
 		t.Errorf("Root.FoldsCase = %v, want %v", ws.Roots()[0].FoldsCase, want)
 	}
 }
+
+func TestPaths(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	ws, err := New(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	got := ws.Paths()
+	if len(got) != 2 || got[0] != ws.Primary() || got[1] != ws.Roots()[1].Path {
+		t.Fatalf("Paths = %v", got)
+	}
+}
