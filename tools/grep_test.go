@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -345,11 +343,6 @@ func readPid(t *testing.T, file string) int {
 	}
 	t.Fatalf("the fake rg never wrote %s", file)
 	return 0
-}
-
-// reaped reports that a child of this process is gone, not even a zombie.
-func reaped(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 func TestGrepStopKillsRipgrep(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/tool"
@@ -28,9 +27,7 @@ func TestListDirEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(h.dir, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(h.dir, "pipe"))
 	got := h.ok("list_dir", map[string]any{})
 	want := ".gitignore\n.hidden\na/\nb.txt\nbroken -> missing (broken link)\ndirlink/ -> a\nfilelink -> b.txt\nnode_modules/\npipe (named pipe)\n"
 	if got != want {

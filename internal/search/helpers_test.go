@@ -1,13 +1,11 @@
 package search
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,23 +87,4 @@ func goneSoon(pid int) bool {
 		time.Sleep(2 * time.Millisecond)
 	}
 	return true
-}
-
-// gone reports whether a process no longer runs: it does not exist, or
-// it is a zombie waiting for a parent that is not this test (init reaps
-// orphans in its own time).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
-	}
-	return false
 }

@@ -6,15 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
-
-// reaped reports that pid is not even a zombie any more: its parent (this
-// test's process, for a direct child) has waited for it.
-func reaped(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
 
 func TestStopAtLimitKillsRipgrep(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
