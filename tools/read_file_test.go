@@ -162,7 +162,7 @@ func TestUnknownToolAndBadArgs(t *testing.T) {
 	if msg := h.fail("raed_file", map[string]any{}); !strings.Contains(msg, "read_file") {
 		t.Fatal(msg)
 	}
-	if msg := h.fail("read_file", map[string]any{"path": 12}); !strings.Contains(msg, `want "string"`) {
+	if msg := h.fail("read_file", map[string]any{"path": 12}); !strings.Contains(msg, "path must be a string; it was 12") {
 		t.Fatal(msg)
 	}
 	if msg := h.fail("read_file", map[string]any{"file_path": "x"}); !strings.Contains(msg, `unknown argument "file_path"`) {

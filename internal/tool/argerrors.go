@@ -240,6 +240,9 @@ func plural(what string) string {
 	case "one":
 		return "values, each " + what
 	}
+	if rest == "" {
+		return head + "s"
+	}
 	return head + "s " + rest
 }
 
