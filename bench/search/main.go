@@ -28,7 +28,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/internal/search"
@@ -181,20 +180,6 @@ func (m *measure) once() {
 
 func (m *measure) medianWall() time.Duration { return median(m.wall) }
 func (m *measure) medianCPU() time.Duration  { return median(m.cpu) }
-
-// cpuTime is the user and system time of this process and of the
-// children it has waited for, ripgrep included.
-func cpuTime() time.Duration {
-	var total time.Duration
-	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(who, &ru); err != nil {
-			log.Fatal(err)
-		}
-		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	return total
-}
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)

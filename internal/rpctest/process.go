@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 )
 
 // Build compiles cmd/tether into dir and returns the binary's path.
@@ -54,7 +53,7 @@ func Start(ctx context.Context, bin string, env []string, handle Handler) (*Daem
 	d.Cmd = exec.Command(bin, "serve")
 	d.Cmd.Env = append(os.Environ(), env...)
 	d.Cmd.Stdin, d.Cmd.Stdout, d.Cmd.Stderr = inR, outW, d.stderr
-	d.Cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(d.Cmd)
 	err = d.Cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -95,35 +94,6 @@ func (d *Daemon) Wait(ctx context.Context) (int, error) {
 		return exit.ExitCode(), nil
 	}
 	return d.Cmd.ProcessState.ExitCode(), d.err
-}
-
-// Kill ends the daemon and anything left in its process group.
-func (d *Daemon) Kill() {
-	_ = syscall.Kill(-d.Pid(), syscall.SIGKILL)
-	<-d.waited
-	d.stdin.Close()
-}
-
-// GroupAlive reports whether any process is left in the daemon's process
-// group (the daemon itself, or a child it started and did not stop).
-func (d *Daemon) GroupAlive() bool {
-	return syscall.Kill(-d.Pid(), 0) == nil
-}
-
-// ProcessAlive reports whether pid exists and is not a zombie.
-func ProcessAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true // no /proc: kill(0) is all we know
-	}
-	// The state follows the command name, which is in parentheses.
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z'
-	}
-	return true
 }
 
 // SyncBuffer is a bytes.Buffer safe to write from one goroutine (a
