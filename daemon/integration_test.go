@@ -62,9 +62,19 @@ type proc struct {
 
 func startProc(t *testing.T) *proc {
 	t.Helper()
+	return startProcIn(t, "")
+}
+
+// startProcIn starts a daemon whose XDG state folder is state (a new one
+// when empty), as the next daemon of a user whose last one died.
+func startProcIn(t *testing.T, state string) *proc {
+	t.Helper()
 	bin := binary(t)
 	home := t.TempDir()
-	p := &proc{t: t, dir: t.TempDir(), state: filepath.Join(home, "state")}
+	if state == "" {
+		state = filepath.Join(home, "state")
+	}
+	p := &proc{t: t, dir: t.TempDir(), state: state}
 	d, err := rpctest.Start(context.Background(), bin, []string{
 		"XDG_STATE_HOME=" + p.state,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),

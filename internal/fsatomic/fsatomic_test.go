@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, p, content string, mode fs.FileMode) {
@@ -198,8 +199,10 @@ func TestWriteFileInSwapRace(t *testing.T) {
 			// Folder out, link in; link out, folder back.
 			if os.Rename(dir, aside) == nil {
 				os.Symlink(outside, dir)
+				time.Sleep(50 * time.Microsecond)
 				os.Remove(dir)
 				os.Rename(aside, dir)
+				time.Sleep(50 * time.Microsecond)
 			}
 		}
 	}()

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/stores"
@@ -77,8 +78,10 @@ func TestWritesStayInsideWhileAFolderIsSwapped(t *testing.T) {
 			}
 			if os.Rename(sub, aside) == nil {
 				os.Symlink(outside, sub)
+				time.Sleep(100 * time.Microsecond)
 				os.Remove(sub)
 				os.Rename(aside, sub)
+				time.Sleep(100 * time.Microsecond)
 			}
 		}
 	}()
