@@ -26,7 +26,7 @@ func shellArgs(command string) []string { return []string{"-c", command} }
 // `bash -c true` itself. Being outside the terminal's foreground group
 // still keeps a command from reading the terminal the daemon was started
 // from: a read stops it (SIGTTIN) instead of taking the user's keys.
-func startTree(cmd *exec.Cmd, spec Spec) (tree, error) {
+func startTree(cmd *exec.Cmd, spec Spec) (*exec.Cmd, tree, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr)
 	return startInTree(cmd, spec)

@@ -74,24 +74,24 @@ var ntResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumePro
 
 // startTree starts cmd suspended, puts it in a new Job Object that kills
 // its processes when closed, and resumes it.
-func startTree(cmd *exec.Cmd, _ Spec) (tree, error) {
+func startTree(cmd *exec.Cmd, _ Spec) (*exec.Cmd, tree, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW,
 		HideWindow:    true,
 	}
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return tree{}, fmt.Errorf("creating a Job Object: %w", err)
+		return cmd, tree{}, fmt.Errorf("creating a Job Object: %w", err)
 	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(job)
-		return tree{}, fmt.Errorf("setting up the Job Object: %w", err)
+		return cmd, tree{}, fmt.Errorf("setting up the Job Object: %w", err)
 	}
 	if err := children.Start(cmd); err != nil {
 		windows.CloseHandle(job)
-		return tree{}, err
+		return cmd, tree{}, err
 	}
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(cmd.Process.Pid))
 	if err == nil {
@@ -109,9 +109,9 @@ func startTree(cmd *exec.Cmd, _ Spec) (tree, error) {
 		cmd.Wait()
 		children.Done(cmd.Process.Pid)
 		windows.CloseHandle(job)
-		return tree{}, fmt.Errorf("putting the shell in its Job Object: %w", err)
+		return cmd, tree{}, fmt.Errorf("putting the shell in its Job Object: %w", err)
 	}
-	return tree{job: job}, nil
+	return cmd, tree{job: job}, nil
 }
 
 // active counts the job's running processes.

@@ -146,7 +146,7 @@ func Start(spec Spec, sink io.Writer) (*Process, error) {
 	// something it left behind still holds the pipe.
 	cmd.Stdout, cmd.Stderr = w, w
 	started := time.Now()
-	t, err := startTree(cmd, spec)
+	cmd, t, err := startTree(cmd, spec)
 	w.Close()
 	if err != nil {
 		r.Close()

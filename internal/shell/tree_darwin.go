@@ -28,7 +28,7 @@ func prepareTree() {}
 // setParentDeathSignal does nothing: macOS has no such signal.
 func setParentDeathSignal(*syscall.SysProcAttr) {}
 
-func startInTree(cmd *exec.Cmd, _ Spec) (tree, error) { return tree{}, start(cmd) }
+func startInTree(cmd *exec.Cmd, _ Spec) (*exec.Cmd, tree, error) { return cmd, tree{}, start(cmd) }
 
 // adoptedAny is false: nothing is ever handed to the daemon here.
 func adoptedAny() bool { return false }

@@ -62,20 +62,25 @@ func prepareTree() {
 func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
 // startInTree starts cmd, in the manager's cgroup when it has one. Should
-// the kernel refuse the cgroup, the command starts without it and the
-// manager stops using it.
-func startInTree(cmd *exec.Cmd, spec Spec) (tree, error) {
-	if cg := spec.jobs.cgroupDir(); cg != nil {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.Fd())
-		err := start(cmd)
-		if err == nil {
-			return tree{}, nil
-		}
-		spec.jobs.dropCgroup(err)
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = false, 0
-		cmd.Process = nil
+// the kernel refuse the cgroup, the command starts without it (as a new
+// Cmd: one cannot be started twice) and the manager stops using it.
+func startInTree(cmd *exec.Cmd, spec Spec) (*exec.Cmd, tree, error) {
+	cg := spec.jobs.cgroupDir()
+	if cg == nil {
+		return cmd, tree{}, start(cmd)
 	}
-	return tree{}, start(cmd)
+	plain := *cmd.SysProcAttr
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.Fd())
+	err := start(cmd)
+	if err == nil {
+		return cmd, tree{}, nil
+	}
+	retry := &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdout: cmd.Stdout, Stderr: cmd.Stderr, SysProcAttr: &plain}
+	if rerr := start(retry); rerr != nil {
+		return retry, tree{}, rerr // not the cgroup's fault: a missing shell or folder
+	}
+	spec.jobs.dropCgroup(err)
+	return retry, tree{}, nil
 }
 
 // adoptedAny reports, cheaply, whether this process has a child it did not

@@ -179,3 +179,75 @@ func TestLeftoversOfAKilledDaemonAreStoppedByTheNext(t *testing.T) {
 		t.Fatalf("the escapee %d of a killed daemon survived the next daemon's start", escapee)
 	}
 }
+
+// TestRefusedCgroupFallsBack: should the kernel refuse to start a command
+// in the daemon's cgroup, the command runs without it and the manager
+// stops using it.
+func TestRefusedCgroupFallsBack(t *testing.T) {
+	m := openJobs(t)
+	notACgroup, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer notACgroup.Close()
+	m.cgMu.Lock()
+	saved, savedUse := m.cg, m.useCg
+	m.cg, m.useCg = &cgroup{path: "not a cgroup", dir: notACgroup}, true
+	m.cgMu.Unlock()
+	t.Cleanup(func() { m.cgMu.Lock(); m.cg, m.useCg = saved, savedUse; m.cgMu.Unlock() })
+
+	o, err := m.Run(context.Background(), Spec{Command: "echo ran", Dir: t.TempDir()}, &syncBuffer{})
+	if err != nil || o.ExitCode != 0 {
+		t.Fatalf("a command whose cgroup is refused: %+v %v", o, err)
+	}
+	if m.cgroupDir() != nil {
+		t.Fatal("the manager still uses a cgroup the kernel refused")
+	}
+	if _, err := m.Run(context.Background(), Spec{Command: "true", Dir: "/nonexistent/folder"}, &syncBuffer{}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("a missing folder: %v", err)
+	}
+}
+
+// TestRecordedGroupsOfADeadDaemonAreStopped: a dead daemon's folder names
+// the process groups of its running commands; the next daemon stops them,
+// unless the group's id now belongs to a process that started later.
+func TestRecordedGroupsOfADeadDaemonAreStopped(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	root := JobsRoot()
+	stale := filepath.Join(root, folderPrefix+NewMarker())
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, lockName), nil, 0o600)
+	startGroup := func() *exec.Cmd {
+		c := exec.Command("sleep", "300")
+		c.Env = []string{} // no marker: only the record finds it
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	ours, reused := startGroup(), startGroup()
+	start, _ := procStart(ours.Process.Pid)
+	os.WriteFile(filepath.Join(stale, groupPrefix+strconv.Itoa(ours.Process.Pid)), []byte(strconv.FormatUint(start, 10)), 0o600)
+	os.WriteFile(filepath.Join(stale, groupPrefix+strconv.Itoa(reused.Process.Pid)), []byte("1"), 0o600) // started "earlier": not this one
+	waited := make(chan error, 1)
+	go func() { waited <- ours.Wait() }()
+
+	m, err := OpenJobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dead daemon's recorded process group was not stopped")
+	}
+	if !alive(reused.Process.Pid) {
+		t.Fatal("a process that took a recorded group id later was stopped")
+	}
+}

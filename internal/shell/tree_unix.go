@@ -18,7 +18,7 @@ func prepareTree() {}
 
 func setParentDeathSignal(*syscall.SysProcAttr) {}
 
-func startInTree(cmd *exec.Cmd, _ Spec) (tree, error) { return tree{}, start(cmd) }
+func startInTree(cmd *exec.Cmd, _ Spec) (*exec.Cmd, tree, error) { return cmd, tree{}, start(cmd) }
 
 func adoptedAny() bool { return false }
 
