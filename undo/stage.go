@@ -91,9 +91,11 @@ func (s *Store) stage(rt *os.Root, rel string, e *entry) (name string, err error
 	if _, err = io.Copy(tmp, r); err != nil {
 		return "", err
 	}
-	// Chmod on the open file, after the write: the umask does not apply and
-	// the mode is in place before the name appears.
-	if err = tmp.Chmod(e.prior.mode()); err != nil {
+	// The mode, on the open file after the write (the umask does not apply
+	// and the mode is in place before the name appears), and the owner,
+	// group and extended attributes of the file being replaced, as any
+	// write by Tether keeps them.
+	if err = fsatomic.KeepMetaIn(rt, rel, tmp, e.prior.mode()); err != nil {
 		return "", err
 	}
 	if err = tmp.Sync(); err != nil {

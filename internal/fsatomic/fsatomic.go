@@ -162,6 +162,29 @@ func writeIn(d *os.Root, base, name string, data []byte, perm fs.FileMode) (err 
 	return nil
 }
 
+// KeepMetaIn gives tmp, a new file about to replace name beneath root,
+// what the file now at name has besides its content and mode (its owner,
+// group and extended attributes, as WriteFileIn keeps them), and the mode
+// mode. Where nothing is at name, tmp only gets mode. It fails with a
+// *MetadataError when something cannot be kept.
+func KeepMetaIn(root *os.Root, name string, tmp *os.File, mode fs.FileMode) error {
+	dir, base := splitName(name)
+	d, err := root.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	m, err := captureMeta(d, base, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tmp.Chmod(mode)
+	}
+	if err != nil {
+		return err
+	}
+	m.mode = mode
+	return m.apply(tmp, name)
+}
+
 // readOnly reports whether a file's mode lets nobody write it.
 func readOnly(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o222 == 0 }
 
