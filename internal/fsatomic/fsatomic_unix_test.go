@@ -180,3 +180,34 @@ func mountTmpfs(t *testing.T, size string) string {
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	return dir
 }
+
+func TestKeepMetaInCopiesAttributesAndSetsTheMode(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("user.* attributes are Linux's")
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "f"), "now", 0o644)
+	if err := setXattrPath(filepath.Join(dir, "f"), "user.tag", []byte("v")); err != nil {
+		t.Skipf("no user attributes here: %v", err)
+	}
+	root := openRoot(t, dir)
+	tmp, err := root.Create("tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Close()
+	if err := KeepMetaIn(root, "f", tmp, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := tmp.Stat()
+	if fi.Mode().Perm() != 0o750 {
+		t.Errorf("mode %v, want 0750", fi.Mode())
+	}
+	if v, err := getXattrPath(filepath.Join(dir, "tmp"), "user.tag"); err != nil || string(v) != "v" {
+		t.Errorf("user.tag = %q, %v", v, err)
+	}
+	// Nothing at the name: the mode alone.
+	if err := KeepMetaIn(root, "absent", tmp, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
