@@ -493,7 +493,6 @@ func ReadOnlyAdvice(name string) string {
 // (the user typed while the approval was open, another tool wrote it).
 // What it reads, it reads beneath the workspace folder.
 func verifyUnchanged(ws *workspace.Workspace, ch Change) error {
-	path := ch.Path
 	if ch.Kind == Move {
 		root, rel, err := ws.Confine(ch.Path.Real)
 		if err != nil {
@@ -502,9 +501,22 @@ func verifyUnchanged(ws *workspace.Workspace, ch Change) error {
 		if _, err := root.Lstat(rel); err == nil {
 			return fmt.Errorf("%s already exists; move_file never overwrites", ch.Path.Abs)
 		}
-		path = ch.From
+		fromRoot, fromRel, err := ws.Confine(ch.From.Real)
+		if err != nil {
+			return err
+		}
+		// A move keeps the content; only the source's presence matters.
+		switch fi, err := fromRoot.Lstat(fromRel); {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s was removed while this change waited; read the folder again", ch.From.Abs)
+		case err != nil:
+			return err
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is no longer a regular file; read the folder again", ch.From.Abs)
+		}
+		return nil
 	}
-	root, rel, err := ws.Confine(path.Real)
+	root, rel, err := ws.Confine(ch.Path.Real)
 	if err != nil {
 		return err
 	}
@@ -519,8 +531,6 @@ func verifyUnchanged(ws *workspace.Workspace, ch Change) error {
 		return err
 	case !ch.Existed:
 		return fmt.Errorf("%s was created by someone else while this change waited; read it first", ch.Path.Abs)
-	case ch.Kind == Move:
-		return nil
 	case !bytes.Equal(cur, ch.Before):
 		return fmt.Errorf("%s changed on disk while this change waited (the user or another tool wrote it); read it again and redo the edit", ch.Path.Abs)
 	}
