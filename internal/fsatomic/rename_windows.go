@@ -17,8 +17,8 @@ var errSyncUnsupported = errors.New("folder sync is not supported")
 const dirSyncWorks = false
 
 // renameNoReplace renames without replacing, relative to the folders'
-// handles: the source is opened beneath its folder for deletion (never
-// through a reparse point) and renamed to the target name beneath the
+// handles: the source, a single name, is opened beneath its folder for
+// deletion (a reparse point itself, never followed) and renamed to the target name beneath the
 // other folder with ReplaceIfExists false, which is what MoveFileEx
 // without MOVEFILE_REPLACE_EXISTING does, but confined to the handles.
 func renameNoReplace(from *os.File, fromBase string, to *os.File, toBase string) error {
@@ -29,14 +29,14 @@ func renameNoReplace(from *os.File, fromBase string, to *os.File, toBase string)
 	oa := windows.OBJECT_ATTRIBUTES{
 		RootDirectory: windows.Handle(from.Fd()),
 		ObjectName:    name,
-		Attributes:    windows.OBJ_DONT_REPARSE,
+		Attributes:    windows.OBJ_CASE_INSENSITIVE,
 	}
 	oa.Length = uint32(unsafe.Sizeof(oa))
 	var h windows.Handle
 	var iosb windows.IO_STATUS_BLOCK
 	err = windows.NtCreateFile(&h, windows.DELETE|windows.SYNCHRONIZE, &oa, &iosb, nil, 0,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
-		windows.FILE_OPEN, windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_NON_DIRECTORY_FILE, 0, 0)
+		windows.FILE_OPEN, windows.FILE_OPEN_REPARSE_POINT|windows.FILE_OPEN_FOR_BACKUP_INTENT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_NON_DIRECTORY_FILE, 0, 0)
 	if err != nil {
 		return ntError(err)
 	}
