@@ -263,10 +263,13 @@ func (m *Jobs) Close() error {
 	m.stop(ErrClosing)
 	m.wg.Wait()
 	// Every command has been stopped by ancestry; whatever the cgroup
-	// still holds goes with it.
+	// still holds goes with it, and so does anything that escaped a sweep:
+	// an orphan handed to this process, a process with this daemon's marker.
 	if m.cg != nil {
 		m.cg.stop()
 	}
+	sweepAdopted()
+	stopOwner(m.owner)
 	err := os.RemoveAll(m.dir)
 	m.lock.Close()
 	return err

@@ -185,3 +185,6 @@ func ThisPlatform() Platform {
 	return Platform{Shell: "PowerShell", POSIX: false,
 		Limits: "On Windows a command that is stopped is ended at once, with no time to clean up."}
 }
+
+// sweepAdopted has nothing to do: no orphan is ever handed to the daemon here.
+func sweepAdopted() {}

@@ -188,3 +188,6 @@ func ThisPlatform() Platform {
 	return Platform{Shell: "bash -c", POSIX: true,
 		Limits: "On macOS a process that leaves the command's process group, outlives its parent and clears its environment cannot be found, and may keep running."}
 }
+
+// sweepAdopted has nothing to do: no orphan is ever handed to the daemon here.
+func sweepAdopted() {}

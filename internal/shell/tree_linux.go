@@ -470,3 +470,68 @@ func ThisPlatform() Platform {
 	}
 	return p
 }
+
+// sweepAdopted stops every orphan this process adopted, with its
+// descendants: at shutdown no command is left that could own one.
+func sweepAdopted() {
+	if !subreaper {
+		return
+	}
+	var pids []int
+	self := os.Getpid()
+	procs := readProcs()
+	children.Sweep(func(own func(int) bool) {
+		for pid, st := range procs {
+			if st.ppid != self || own(pid) {
+				continue
+			}
+			if st.dead() {
+				var ws unix.WaitStatus
+				_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+				continue
+			}
+			pids = append(pids, pid)
+			pids = append(pids, descendants(pid)...)
+		}
+	})
+	if len(pids) == 0 {
+		return
+	}
+	for _, pid := range pids {
+		signalPid(pid, syscall.SIGTERM)
+		signalPid(pid, syscall.SIGCONT)
+	}
+	deadline := time.Now().Add(DefaultGrace)
+	for time.Now().Before(deadline) && anyAlive(pids) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, pid := range pids {
+		signalPid(pid, syscall.SIGKILL)
+	}
+	// Reap what was adopted, so no zombie is left behind either; a
+	// process SIGKILL has not ended yet (uninterruptible sleep) is not
+	// waited for past killWait.
+	deadline = time.Now().Add(killWait)
+	for _, pid := range pids {
+		for {
+			st, ok := procStat(pid)
+			if !ok || st.ppid != self {
+				break
+			}
+			var ws unix.WaitStatus
+			if got, _ := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got == pid || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+func anyAlive(pids []int) bool {
+	for _, pid := range pids {
+		if st, ok := procStat(pid); ok && !st.dead() {
+			return true
+		}
+	}
+	return false
+}

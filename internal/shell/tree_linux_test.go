@@ -251,3 +251,42 @@ func TestRecordedGroupsOfADeadDaemonAreStopped(t *testing.T) {
 		t.Fatal("a process that took a recorded group id later was stopped")
 	}
 }
+
+// TestCloseStopsOrphansNoSweepCaught: an orphan handed to the daemon that
+// no command's sweep caught is stopped when the manager closes.
+func TestCloseStopsOrphansNoSweepCaught(t *testing.T) {
+	prepareTree()
+	if !subreaper {
+		t.Skip("the kernel refused PR_SET_CHILD_SUBREAPER here")
+	}
+	m := openJobs(t)
+	dir := t.TempDir()
+	// Started outside any command, so no sweep of a command finds it; its
+	// parent exits at once and it is handed to this process.
+	c := exec.Command("sh", "-c", "(env -i setsid sleep 300 >/dev/null 2>&1 & echo $! > pid)")
+	c.Dir = dir
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	orphan := pids(t, waitFile(t, filepath.Join(dir, "pid")))[0]
+	t.Cleanup(func() { syscall.Kill(orphan, syscall.SIGKILL) })
+	eventuallyTrue(t, func() bool { st, ok := procStat(orphan); return ok && st.ppid == os.Getpid() })
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if alive(orphan) {
+		t.Fatalf("the orphan %d outlived Close", orphan)
+	}
+	if st, ok := procStat(orphan); ok {
+		t.Fatalf("the orphan %d was left a zombie: %+v", orphan, st)
+	}
+}
+
+func eventuallyTrue(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("gave up waiting")
+		}
+	}
+}

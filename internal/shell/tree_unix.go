@@ -46,3 +46,6 @@ func ThisPlatform() Platform {
 	return Platform{Shell: "sh -c", POSIX: true,
 		Limits: "On this system a process that leaves the command's process group cannot be found, and may keep running."}
 }
+
+// sweepAdopted has nothing to do: no orphan is ever handed to the daemon here.
+func sweepAdopted() {}
