@@ -207,3 +207,25 @@ func TestReadFileCancelled(t *testing.T) {
 		t.Fatalf("read_file with a cancelled context: %+v", r)
 	}
 }
+
+// A file:// URI, as editors hand paths around, reads the file it names and
+// never creates a folder named "file:".
+func TestFileURIPaths(t *testing.T) {
+	h := newHarness(t)
+	h.write("src/a.txt", "hello\n")
+	uri := "file://" + filepath.ToSlash(filepath.Join(h.dir, "src", "a.txt"))
+	if got := h.ok("read_file", map[string]any{"path": uri}); !strings.Contains(got, "hello") {
+		t.Fatalf("read_file of a file URI: %q", got)
+	}
+	h.env.Settings.Mode = protocol.ModeBypass
+	h.ok("write_file", map[string]any{"path": "file://" + filepath.ToSlash(filepath.Join(h.dir, "new.txt")), "content": "x\n"})
+	if h.read("new.txt") != "x\n" {
+		t.Fatal("write_file of a file URI did not write the file it names")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "file:")); !os.IsNotExist(err) {
+		t.Fatal("a folder named file: was created")
+	}
+	if msg := h.fail("read_file", map[string]any{"path": "file://elsewhere/etc/hosts"}); !strings.Contains(msg, "file:// URIs of this machine") {
+		t.Fatalf("a URI of another machine: %s", msg)
+	}
+}
