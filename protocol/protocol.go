@@ -433,7 +433,8 @@ type UndoResult struct {
 	Replaced []string `json:"replaced,omitempty"`
 	// Damaged, when set, says that part of the checkpoint's record could
 	// not be read, so the changes recorded there were not put back; the
-	// files it names are also among the conflicts.
+	// files it names are also among the conflicts (damage that names none
+	// is one conflict whose path is "checkpoint <id>").
 	Damaged string `json:"damaged,omitempty"`
 }
 

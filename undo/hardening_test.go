@@ -97,8 +97,8 @@ func TestDamagedJournalIsReportedNeverEmpty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.ID != damaged.ID || rep.Damaged == "" {
-				t.Fatalf("undo of the damaged checkpoint reported %+v", rep)
+			if rep.ID != damaged.ID || rep.Damaged == "" || len(rep.Conflicts) == 0 {
+				t.Fatalf("undo of the damaged checkpoint reported %+v: it must not look clean", rep)
 			}
 			if tt.named && (len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "a.txt" || !strings.Contains(rep.Conflicts[0].Reason, "damaged")) {
 				t.Errorf("conflicts = %+v, want a.txt as not put back", rep.Conflicts)

@@ -69,6 +69,11 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 		for _, p := range cp.damage.saves {
 			done.Conflicts = append(done.Conflicts, Conflict{Path: p, Reason: "not put back: its entry in the checkpoint is damaged, so its earlier content is not known"})
 		}
+		if len(cp.damage.saves) == 0 {
+			// Damage that names no file is still listed among what was not
+			// put back, so that no client shows the undo as clean.
+			done.Conflicts = append(done.Conflicts, Conflict{Path: "checkpoint " + cp.id, Reason: done.Damaged})
+		}
 	}
 	entries := restoreOrder(cp.entries)
 	rs := s.openRoots()

@@ -306,7 +306,8 @@ export interface UndoResult {
   /**
    * Damaged, when set, says that part of the checkpoint's record could
    * not be read, so the changes recorded there were not put back; the
-   * files it names are also among the conflicts.
+   * files it names are also among the conflicts (damage that names none
+   * is one conflict whose path is "checkpoint <id>").
    */
   damaged?: string;
 }
