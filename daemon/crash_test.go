@@ -170,7 +170,7 @@ func crashRun(t *testing.T, states []wsImage, script []crashStep, plan crashPlan
 // checkpoints.
 func startCrashDaemon(t *testing.T, ws, home string) *proc {
 	t.Helper()
-	return startDaemonProc(t, ws, home, false)
+	return startDaemonProc(t, ws, home, "", false)
 }
 
 // driveUntilKilled sends the script's calls one at a time and kills the

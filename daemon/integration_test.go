@@ -62,16 +62,27 @@ type proc struct {
 
 func startProc(t *testing.T) *proc {
 	t.Helper()
-	return startDaemonProc(t, t.TempDir(), t.TempDir(), true, "TETHER_LOG_LEVEL=debug")
+	return startProcIn(t, "")
+}
+
+// startProcIn starts a daemon whose XDG state folder is state (a new one
+// when empty), as the next daemon of a user whose last one died.
+func startProcIn(t *testing.T, state string) *proc {
+	t.Helper()
+	return startDaemonProc(t, t.TempDir(), t.TempDir(), state, true, "TETHER_LOG_LEVEL=debug")
 }
 
 // startDaemonProc starts the tether binary on workspace ws with its XDG
-// folders under home and env added. At the end of the test the daemon is
-// killed if it still runs; strict makes that a test failure, for tests
-// that must have stopped it themselves.
-func startDaemonProc(t *testing.T, ws, home string, strict bool, env ...string) *proc {
+// folders under home (its state folder state, when given) and env added.
+// At the end of the test the daemon is killed if it still runs; strict
+// makes that a test failure, for tests that must have stopped it
+// themselves.
+func startDaemonProc(t *testing.T, ws, home, state string, strict bool, env ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, dir: ws, state: filepath.Join(home, "state")}
+	if state == "" {
+		state = filepath.Join(home, "state")
+	}
+	p := &proc{t: t, dir: ws, state: state}
 	d, err := rpctest.Start(context.Background(), binary(t), append([]string{
 		"XDG_STATE_HOME=" + p.state,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),

@@ -12,7 +12,7 @@ import (
 // attachServices gives an Env the project's stores (see package stores),
 // the editor's diagnostics and its unsaved buffers.
 func (s *server) attachServices(env *tool.Env, set protocol.Settings) error {
-	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{UndoKeep: set.UndoKeep, Jobs: true, Log: s.logger})
+	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{UndoKeep: set.UndoKeep, Jobs: true, Log: s.logger, Roots: env.Workspace.Paths()})
 	if err != nil {
 		return err
 	}

@@ -487,6 +487,9 @@ type Checkpoint struct {
 	Summary   string    `json:"summary"`
 	Files     []string  `json:"files"`
 	Undone    bool      `json:"undone"`
+	// Damaged, when set, says that part of the checkpoint's record could
+	// not be read: what it can still put back and what it cannot.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // UndoListResult answers undo/list, newest first.
@@ -513,6 +516,11 @@ type UndoResult struct {
 	// Replaced are restored files whose content Tether had not confirmed
 	// writing; what they held is kept in the checkpoint (undo/show).
 	Replaced []string `json:"replaced,omitempty"`
+	// Damaged, when set, says that part of the checkpoint's record could
+	// not be read, so the changes recorded there were not put back; the
+	// files it names are also among the conflicts (damage that names none
+	// is one conflict whose path is "checkpoint <id>").
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // UndoShowParams names a checkpoint.

@@ -225,3 +225,17 @@ func TestNoWaitForFilesNothingChecks(t *testing.T) {
 		t.Fatalf("a .txt edit waited for diagnostics: %s", got)
 	}
 }
+
+// In acceptEdits, files that run code on checkout, commit, entering the
+// folder or in CI still ask; ordinary files do not.
+func TestAcceptEditsStillAsksForFilesThatRunCode(t *testing.T) {
+	h := newHarness(t)
+	h.env.Settings.Mode = protocol.ModeAcceptEdits
+	h.host.answer = protocol.AnswerNo
+	for _, p := range []string{".envrc", ".github/workflows/ci.yml", ".gitmodules", ".gitattributes", ".husky/pre-commit", ".GitLab-CI.yml", "sub/.npmrc"} {
+		if msg := h.fail("write_file", map[string]any{"path": p, "content": "x\n"}); !strings.Contains(msg, "declined") {
+			t.Errorf("%s was written without asking: %s", p, msg)
+		}
+	}
+	h.ok("write_file", map[string]any{"path": "src/main.go", "content": "package main\n"})
+}

@@ -140,8 +140,8 @@ func TestAskUser(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"question": "Q", "options": []string{"only"}}, "minItems"},
-		{map[string]any{"question": "Q", "options": []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}}, "maxItems"},
+		{map[string]any{"question": "Q", "options": []string{"only"}}, "options must be a list of strings, 2 to 9 of them; it had 1"},
+		{map[string]any{"question": "Q", "options": []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}}, "options must be a list of strings, 2 to 9 of them; it had 10"},
 		{map[string]any{"question": "", "options": []string{"a", "b"}}, "question"},
 		{map[string]any{"question": "Q", "options": []string{"a", "A"}}, "twice"},
 		{map[string]any{"question": "Q", "options": []string{"a", " "}}, "empty"},

@@ -448,7 +448,11 @@ func TestMemorySearchToolLimitsAndLists(t *testing.T) {
 func TestUndoPutsMemoriesBack(t *testing.T) {
 	h := newMemoryHarness(t)
 	h.env.Settings.Mode = protocol.ModeBypass
-	st, err := undo.Open(h.dir, undo.Options{Dir: t.TempDir()})
+	// As stores.Open does: undo may write in the workspace and the memory folder.
+	if err := os.MkdirAll(h.env.Memory.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st, err := undo.Open(h.dir, undo.Options{Dir: t.TempDir(), Roots: []string{h.dir, h.env.Memory.Dir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
@@ -64,25 +64,21 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 	if err := c.PermitRead(ctx, loc); err != nil {
 		return tool.Failf("%v", err), nil
 	}
-	f, err := os.Open(loc.Real)
+	// Only a regular file is read, and opening never waits: a named pipe
+	// with no writer would otherwise hold the call forever, past any
+	// cancellation. The FileInfo is the open file's, so the read record
+	// describes exactly what is read.
+	f, fi, err := fsatomic.OpenRegular(loc.Real)
 	if err != nil {
 		if _, serr := tool.StatFile(loc, name); serr != nil {
 			return tool.Failf("%v", serr), nil
 		}
+		if errors.Is(err, fsatomic.ErrNotRegular) {
+			return tool.Failf("%s is not a regular file (%v); read_file reads files only", name, err), nil
+		}
 		return tool.Failf("cannot open %s: %v", name, err), nil
 	}
 	defer f.Close()
-	// Stat the open file, so the record describes exactly what is read.
-	fi, err := f.Stat()
-	if err != nil {
-		return tool.Failf("cannot stat %s: %v", name, err), nil
-	}
-	if fi.IsDir() {
-		return tool.Failf("%s is a directory, not a file. Use list_dir to see what is in it", name), nil
-	}
-	if !fi.Mode().IsRegular() {
-		return tool.Failf("%s is not a regular file (%s); read_file reads files only", name, fi.Mode().Type()), nil
-	}
 	ranged := a.Offset > 0 || a.Limit > 0
 	if fi.Size() > MaxReadBytes && !ranged {
 		return tool.Failf("%s is %s, over read_file's 2 MB limit for a whole-file read. Read a part with offset and limit (for example offset=1, limit=200), or use grep to find the lines you need", name, humanBytes(fi.Size())), nil

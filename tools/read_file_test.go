@@ -1,11 +1,14 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
@@ -159,10 +162,70 @@ func TestUnknownToolAndBadArgs(t *testing.T) {
 	if msg := h.fail("raed_file", map[string]any{}); !strings.Contains(msg, "read_file") {
 		t.Fatal(msg)
 	}
-	if msg := h.fail("read_file", map[string]any{"path": 12}); !strings.Contains(msg, `want "string"`) {
+	if msg := h.fail("read_file", map[string]any{"path": 12}); !strings.Contains(msg, "path must be a string; it was 12") {
 		t.Fatal(msg)
 	}
 	if msg := h.fail("read_file", map[string]any{"file_path": "x"}); !strings.Contains(msg, `unknown argument "file_path"`) {
 		t.Fatal(msg)
+	}
+}
+
+// TestReadAndGrepOfANamedPipeAnswer reads and searches a named pipe that
+// has no writer: both refuse at once instead of waiting forever.
+func TestReadAndGrepOfANamedPipeAnswer(t *testing.T) {
+	h := newHarness(t)
+	mkfifo(t, filepath.Join(h.dir, "pipe"))
+	done := make(chan [2]string, 1)
+	go func() {
+		r := h.call("read_file", map[string]any{"path": "pipe"})
+		g := h.call("grep", map[string]any{"pattern": "x", "path": "pipe"})
+		if !r.IsError || !g.IsError {
+			done <- [2]string{"succeeded: " + r.Content, g.Content}
+			return
+		}
+		done <- [2]string{r.Content, g.Content}
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got[0], "named pipe") || !strings.Contains(got[1], "named pipe") {
+			t.Fatalf("read_file: %s\ngrep: %s", got[0], got[1])
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("read_file or grep of a named pipe with no writer never answered")
+	}
+}
+
+// A cancelled read answers as cancelled.
+func TestReadFileCancelled(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", strings.Repeat("line\n", 10000))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	raw, _ := json.Marshal(map[string]any{"path": "a.txt"})
+	r := h.reg.Invoke(ctx, &tool.Call{Name: "read_file", Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env})
+	if !r.IsError || !strings.Contains(r.Content, "cancelled") {
+		t.Fatalf("read_file with a cancelled context: %+v", r)
+	}
+}
+
+// A file:// URI, as editors hand paths around, reads the file it names and
+// never creates a folder named "file:".
+func TestFileURIPaths(t *testing.T) {
+	h := newHarness(t)
+	h.write("src/a.txt", "hello\n")
+	uri := "file://" + filepath.ToSlash(filepath.Join(h.dir, "src", "a.txt"))
+	if got := h.ok("read_file", map[string]any{"path": uri}); !strings.Contains(got, "hello") {
+		t.Fatalf("read_file of a file URI: %q", got)
+	}
+	h.env.Settings.Mode = protocol.ModeBypass
+	h.ok("write_file", map[string]any{"path": "file://" + filepath.ToSlash(filepath.Join(h.dir, "new.txt")), "content": "x\n"})
+	if h.read("new.txt") != "x\n" {
+		t.Fatal("write_file of a file URI did not write the file it names")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "file:")); !os.IsNotExist(err) {
+		t.Fatal("a folder named file: was created")
+	}
+	if msg := h.fail("read_file", map[string]any{"path": "file://elsewhere/etc/hosts"}); !strings.Contains(msg, "file:// URIs of this machine") {
+		t.Fatalf("a URI of another machine: %s", msg)
 	}
 }

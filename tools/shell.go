@@ -17,7 +17,7 @@ import (
 )
 
 type shellArgs struct {
-	Command    string   `json:"command" jsonschema:"The command line, run with bash -c in the first workspace folder. Each call starts afresh: cd and variables do not carry over."`
+	Command    string   `json:"command" jsonschema:"The command line, run in the first workspace folder by the shell the description names (bash, or PowerShell on Windows). Each call starts afresh: cd and variables do not carry over."`
 	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before a foreground command is stopped. With background, the job is stopped after this long; without it, the job runs until it ends or is stopped."`
 	Background bool     `json:"background,omitempty" jsonschema:"Start the command as a background job and return at once with its job id, pid and log file. Use it for servers, watchers and anything that does not end by itself."`
 }
@@ -33,13 +33,27 @@ var Shell = tool.New(tool.Def[shellArgs]{
 	Name: "shell",
 	Doc:  shellDoc,
 	Data: func(s *tool.Settings) any {
-		return struct {
+		d := struct {
 			DefaultTimeout    time.Duration
 			MaxTimeoutSeconds int
-			// Unset says the default is shown because no settings are
-			// known (the extension's manifest), and the user may change it.
+			// Unset says no settings are known (the extension's manifest,
+			// shared by every platform): the default is shown, the user
+			// may change it, and the shell is named for each platform.
 			Unset bool
-		}{s.ShellDefaultTimeout(), int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), s == nil}
+			// Shell names the shell; AllowList says read-only command
+			// lines are recognised (POSIX shells); Limits is what this
+			// platform cannot promise about stopping a command's processes.
+			Shell     string
+			AllowList bool
+			Limits    string
+		}{DefaultTimeout: s.ShellDefaultTimeout(), MaxTimeoutSeconds: int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), Unset: s == nil}
+		if s == nil {
+			d.Shell, d.AllowList = "bash -c on Linux and macOS, PowerShell on Windows", true
+		} else {
+			p := shell.ThisPlatform()
+			d.Shell, d.AllowList, d.Limits = p.Shell, p.POSIX, p.Limits
+		}
+		return d
 	},
 	UserDescription: "Run a command in the terminal",
 	Risk:            protocol.RiskHigh,
@@ -242,7 +256,7 @@ func (g commandGate) preview() string {
 // be neither confined nor staged; everything else goes to Authorize, with
 // the programs the command would run.
 func gateCommand(ctx context.Context, c *tool.Call, command string) commandGate {
-	g := commandGate{analysis: cmdline.Analyze(command), title: "Run: " + oneLine(command, 100), run: command}
+	g := commandGate{analysis: analyze(command), title: "Run: " + oneLine(command, 100), run: command}
 	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: func(p string) bool { return insideWorkspace(c, p) }})
 	readOnlyMode := c.Env.Mode() == protocol.ModePlan || c.Env.Mode() == protocol.ModeDryRun
 	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) {
@@ -271,6 +285,16 @@ func gateCommand(ctx context.Context, c *tool.Call, command string) commandGate 
 		saveAlways(c, g.analysis)
 	}
 	return g
+}
+
+// analyze reads a command line for its programs. Only POSIX shell lines
+// are parsed: a PowerShell line (Windows) read as bash could hide what it
+// runs, so it is never on the allow-list and always asks.
+func analyze(command string) *cmdline.Analysis {
+	if !shell.ThisPlatform().POSIX {
+		return cmdline.Unparsed(command, "PowerShell command lines are not analysed")
+	}
+	return cmdline.Analyze(command)
 }
 
 // shellStep builds the approval for a command. "Always" saves one rule per

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"slices"
 	"time"
 )
 
@@ -17,6 +18,9 @@ type checkpoint struct {
 	kept map[string]fileState
 	// undone is set once the checkpoint has been undone.
 	undone *record
+	// damage, when set, is what of the journal could not be read. A
+	// damaged checkpoint is never written to again, short of being undone.
+	damage *damage
 
 	// goodLen and size locate the journal's end, for appends and for
 	// noticing that another Store appended.
@@ -88,6 +92,16 @@ func (cp *checkpoint) apply(r record) {
 			st := *r.State
 			e.wrote, e.pending = &st, false
 		}
+	case kindDropped:
+		if e := cp.byPath[r.Path]; e != nil && e.wrote == nil {
+			delete(cp.byPath, r.Path)
+			for i, x := range cp.entries {
+				if x == e {
+					cp.entries = append(cp.entries[:i:i], cp.entries[i+1:]...)
+					break
+				}
+			}
+		}
 	case kindKept:
 		if r.State != nil {
 			cp.kept[r.Path] = *r.State
@@ -96,6 +110,37 @@ func (cp *checkpoint) apply(r record) {
 		rr := r
 		cp.undone = &rr
 	}
+}
+
+// damage is what reading a damaged journal lost.
+type damage struct {
+	// records counts the lines that could not be read.
+	records int
+	// noBegin says the first record was lost: the request is unknown.
+	noBegin bool
+	// saves are files whose saved state was in a lost record, as far as
+	// the damaged lines still name them: undo cannot put them back.
+	saves []string
+}
+
+// findDamage tells what the scan of cp's journal lost, nil when nothing.
+// A journal is created with its first two records at once, so one without
+// a readable beginning, or that lists no change at all, was damaged too.
+func findDamage(cp *checkpoint, sc scan, noBegin bool) *damage {
+	d := &damage{records: sc.damaged, noBegin: noBegin}
+	for _, p := range sc.damagedSaves {
+		if cp.byPath[p] == nil && !slices.Contains(d.saves, p) {
+			d.saves = append(d.saves, p)
+		}
+	}
+	empty := len(cp.entries) == 0 && cp.undone == nil
+	if d.records == 0 && !noBegin && !empty {
+		return nil
+	}
+	if d.records == 0 {
+		d.records = 1 // the journal was cut short: at least one record is gone
+	}
+	return d
 }
 
 // lookup returns path's entry; nil (also on a nil checkpoint) when the

@@ -17,16 +17,19 @@ import (
 // rewritten. Each line is "<crc32c hex> <json record>\n". A line only counts
 // when it ends in a newline and its checksum holds: a crash mid-append leaves
 // at most one torn line at the end, which readers skip and the next writer
-// cuts off before appending.
+// cuts off before appending. Any other bad line is damage (a flipped bit, a
+// file cut short): the checkpoint is then reported as damaged, with what it
+// can still put back and what it cannot, and is never written to again.
 
 // Record kinds, in the order they appear in a journal.
 const (
-	kindBegin  = "begin"  // first line: the checkpoint's identity
-	kindSave   = "save"   // a path's state before the request changed it
-	kindAgain  = "again"  // the request is about to change a saved path again
-	kindWrote  = "wrote"  // what Tether left at a path afterwards
-	kindKept   = "kept"   // content undo replaced without knowing whose it was
-	kindUndone = "undone" // the checkpoint was undone; it is frozen from here
+	kindBegin   = "begin"   // first line: the checkpoint's identity
+	kindSave    = "save"    // a path's state before the request changed it
+	kindAgain   = "again"   // the request is about to change a saved path again
+	kindWrote   = "wrote"   // what Tether left at a path afterwards
+	kindKept    = "kept"    // content undo replaced without knowing whose it was
+	kindDropped = "dropped" // the change a save was for did not happen
+	kindUndone  = "undone"  // the checkpoint was undone; it is frozen from here
 )
 
 // record is one journal line.
@@ -40,6 +43,7 @@ type record struct {
 	Restored  []string   `json:"restored,omitempty"`
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	Replaced  []string   `json:"replaced,omitempty"`
+	Damaged   string     `json:"damaged,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -77,60 +81,108 @@ func decodeLine(line []byte) (rec record, ok bool) {
 	return rec, true
 }
 
-// readJournal returns the good records of a journal, the length of the
-// prefix that ends with the last good line (where the next append goes),
-// and the file's size.
-func readJournal(path string) (recs []record, goodLen, size int64, err error) {
+// scan is what reading a journal found.
+type scan struct {
+	recs []record
+	// goodLen is where the next append goes: just past the last line that
+	// ends in a newline, good or damaged. Only a torn tail is cut off.
+	goodLen int64
+	size    int64
+	// lines counts the lines that end in a newline.
+	lines int
+	// damaged counts lines that ended in a newline but failed their
+	// checksum or did not parse, and a last line that lost its newline to
+	// damage (it checks out without its last byte); a crash only ever
+	// leaves a torn last line, which is not damage.
+	damaged int
+	// damagedSaves are the paths named by damaged save records that still
+	// read as JSON: changes undo cannot put back.
+	damagedSaves []string
+}
+
+// readJournal reads a journal: its good records, where the next append
+// goes, its size, and the damage found on the way.
+func readJournal(path string) (scan, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, 0, err
+		return scan{}, err
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
+	var sc scan
 	var off int64
 	for {
 		line, err := br.ReadBytes('\n')
 		off += int64(len(line))
 		if err == io.EOF {
-			// A last line without its newline is torn: ignored.
-			return recs, goodLen, off, nil
+			// A last line without its newline is torn: ignored, unless it
+			// is a whole record whose newline was damaged.
+			if len(line) > 1 {
+				if _, ok := decodeLine(line[:len(line)-1]); ok {
+					sc.noteDamage(line[:len(line)-1])
+				}
+			}
+			sc.size = off
+			return sc, nil
 		}
 		if err != nil {
-			return nil, 0, 0, err
+			return scan{}, err
 		}
+		sc.lines++
+		sc.goodLen = off
 		if rec, ok := decodeLine(line[:len(line)-1]); ok {
-			recs = append(recs, rec)
-			goodLen = off
+			sc.recs = append(sc.recs, rec)
+		} else {
+			sc.noteDamage(line[:len(line)-1])
 		}
 	}
 }
 
-// createJournal writes a new journal holding recs, durably: the file and
-// its name are both on disk before it returns. It fails if path exists.
+// noteDamage counts a damaged line, and remembers the path of a save it
+// can still make out (without trusting anything else in it).
+func (sc *scan) noteDamage(line []byte) {
+	sc.damaged++
+	_, js, _ := bytes.Cut(line, []byte(" "))
+	var rec record
+	if json.Unmarshal(js, &rec) == nil && rec.Kind == kindSave && rec.Path != "" {
+		sc.damagedSaves = append(sc.damagedSaves, rec.Path)
+	}
+}
+
+// createJournal writes a new journal holding recs, durably and at once: the
+// records go to a temporary file that is synced and then renamed to path,
+// so a journal never exists without its first records, and one that lacks
+// them later was damaged. It fails if path exists.
 func createJournal(path string, recs ...record) (size int64, err error) {
 	data, err := encodeRecords(recs...)
 	if err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	dir := dirOf(path)
+	f, err := os.CreateTemp(dir, journalTempPrefix+"*")
 	if err != nil {
 		return 0, err
 	}
+	tmp := f.Name()
 	if _, err = f.Write(data); err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		os.Remove(path)
-		return 0, err
+	if err == nil {
+		err = fsatomic.RenameNoReplace(tmp, path)
 	}
-	if err := fsatomic.SyncDir(dirOf(path)); err != nil {
+	if err != nil {
+		os.Remove(tmp)
 		return 0, err
 	}
 	return int64(len(data)), nil
 }
+
+// journalTempPrefix names a journal being created; one left by a crash is
+// swept.
+const journalTempPrefix = ".tmp-"
 
 // appendJournal adds recs after the first goodLen bytes of the journal,
 // cutting off a torn tail first, and syncs when durable is set. It returns

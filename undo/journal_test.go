@@ -57,20 +57,22 @@ func TestTornTailIsIgnoredAndCutBeforeAppend(t *testing.T) {
 	f.Write(torn[:len(torn)/2])
 	f.Close()
 
-	recs, goodLen, size, err := readJournal(path)
+	sc, err := readJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || goodLen == size {
+	recs, goodLen, size := sc.recs, sc.goodLen, sc.size
+	if len(recs) != 2 || goodLen == size || sc.damaged != 0 {
 		t.Fatalf("read %d records, good %d of %d bytes; want 2 records and a torn tail", len(recs), goodLen, size)
 	}
 	if _, err := appendJournal(path, goodLen, size, true, record{Kind: kindSave, Path: "/c", State: &fileState{}}); err != nil {
 		t.Fatal(err)
 	}
-	recs, goodLen, size, err = readJournal(path)
+	sc, err = readJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	recs, goodLen, size = sc.recs, sc.goodLen, sc.size
 	if len(recs) != 3 || recs[2].Path != "/c" || goodLen != size {
 		t.Fatalf("after append: %d records (%+v), good %d of %d", len(recs), recs, goodLen, size)
 	}

@@ -32,7 +32,36 @@ func (s *Store) describe(cp *checkpoint) Checkpoint {
 	for _, e := range cp.entries {
 		c.Files = append(c.Files, s.display(e.path))
 	}
+	if cp.damage != nil {
+		for _, p := range cp.damage.saves {
+			c.Files = append(c.Files, s.display(p))
+		}
+		c.Damaged = s.damageNote(cp)
+	}
 	return c
+}
+
+// damageNote says what a damaged checkpoint lost and what it still holds.
+func (s *Store) damageNote(cp *checkpoint) string {
+	d := cp.damage
+	var b strings.Builder
+	fmt.Fprintf(&b, "its record is damaged: %d %s could not be read", d.records, plural(d.records, "entry", "entries"))
+	if d.noBegin {
+		b.WriteString(", its first among them, so the request it belongs to is unknown")
+	}
+	if len(d.saves) > 0 {
+		names := make([]string, len(d.saves))
+		for i, p := range d.saves {
+			names[i] = s.display(p)
+		}
+		fmt.Fprintf(&b, "; undo cannot put back %s", strings.Join(names, ", "))
+	}
+	if len(cp.entries) > 0 {
+		fmt.Fprintf(&b, ". Undo can still put back the %d %s it lists readably; a change recorded in the damaged part cannot be undone", len(cp.entries), plural(len(cp.entries), "file", "files"))
+	} else {
+		b.WriteString(". Nothing in it can be put back")
+	}
+	return b.String()
 }
 
 // change is one item of a summary: a verb and what it applies to.
@@ -72,9 +101,20 @@ func (s *Store) summary(cp *checkpoint) string {
 			changes = append(changes, change{"touched", s.display(e.path)})
 		}
 	}
+	if cp.damage != nil {
+		if len(changes) == 0 {
+			return "damaged: nothing in it can be read"
+		}
+		return "damaged: " + s.listChanges(changes)
+	}
 	if len(changes) == 0 {
 		return "no files changed"
 	}
+	return s.listChanges(changes)
+}
+
+// listChanges names the changes, or counts them by verb when they are many.
+func (s *Store) listChanges(changes []change) string {
 	if len(changes) <= maxListed {
 		parts := make([]string, len(changes))
 		for i, c := range changes {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ func (s *Store) Undo(id string) (Report, error) {
 		for _, p := range done.Replaced {
 			rep.Replaced = append(rep.Replaced, s.display(p))
 		}
+		rep.Damaged = done.Damaged
 		return nil
 	})
 	return rep, err
@@ -60,9 +62,37 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 	conflict := func(e *entry, reason string) {
 		done.Conflicts = append(done.Conflicts, Conflict{Path: e.path, Reason: reason})
 	}
+	if cp.damage != nil {
+		// Said first, and kept with the undo: what could not be read
+		// cannot be put back, and the report must not look complete.
+		done.Damaged = s.damageNote(cp)
+		for _, p := range cp.damage.saves {
+			done.Conflicts = append(done.Conflicts, Conflict{Path: p, Reason: "not put back: its entry in the checkpoint is damaged, so its earlier content is not known"})
+		}
+		if len(cp.damage.saves) == 0 {
+			// Damage that names no file is still listed among what was not
+			// put back, so that no client shows the undo as clean.
+			done.Conflicts = append(done.Conflicts, Conflict{Path: "checkpoint " + cp.id, Reason: done.Damaged})
+		}
+	}
 	entries := restoreOrder(cp.entries)
+	rs := s.openRoots()
+	defer rs.close()
+	type place struct {
+		rt  *os.Root
+		rel string
+	}
+	places := make([]place, len(entries))
 	steps := make([]step, len(entries))
-	parallel(len(entries), func(i int) { steps[i] = s.plan(entries[i]) })
+	parallel(len(entries), func(i int) {
+		rt, rel, err := rs.find(entries[i].path)
+		if err != nil {
+			steps[i] = step{act: actConflict, reason: "left alone: " + err.Error()}
+			return
+		}
+		places[i] = place{rt, rel}
+		steps[i] = s.plan(entries[i])
+	})
 	for i, e := range entries {
 		if steps[i].act == actReplace {
 			if err := s.keepCurrent(cp, e.path); err != nil {
@@ -74,13 +104,17 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 	stageErr := make([]error, len(entries))
 	parallel(len(entries), func(i int) {
 		if act := steps[i].act; (act == actRestore || act == actReplace) && entries[i].prior.Exists {
-			staged[i], stageErr[i] = s.stage(entries[i])
+			staged[i], stageErr[i] = s.stage(places[i].rt, places[i].rel, entries[i])
 		}
 	})
 
-	dirs := map[string]bool{}
+	type dirKey struct {
+		rt  *os.Root
+		dir string
+	}
+	dirs := map[dirKey]bool{}
 	for i, e := range entries {
-		st := steps[i]
+		st, pl := steps[i], places[i]
 		switch {
 		case st.act == actConflict:
 			conflict(e, st.reason)
@@ -91,16 +125,16 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 		case st.act != actNone:
 			// The user may have saved the file while undo was preparing.
 			if !unchangedSince(e.path, st.info) {
-				discard(staged[i])
+				discard(pl.rt, staged[i])
 				conflict(e, "left alone: it changed while undo was running")
 				continue
 			}
-			if err := s.put(e, staged[i]); err != nil {
-				discard(staged[i])
+			if err := s.put(pl.rt, pl.rel, e, staged[i]); err != nil {
+				discard(pl.rt, staged[i])
 				conflict(e, "could not be put back: "+err.Error())
 				continue
 			}
-			dirs[filepath.Dir(e.path)] = true
+			dirs[dirKey{pl.rt, filepath.Dir(pl.rel)}] = true
 			if st.act == actReplace {
 				done.Replaced = append(done.Replaced, e.path)
 			}
@@ -110,12 +144,12 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 	var syncErrs []error
 	dirList := slices.Collect(maps.Keys(dirs))
 	errs := make([]error, len(dirList))
-	parallel(len(dirList), func(i int) { errs[i] = fsatomic.SyncDir(dirList[i]) })
+	parallel(len(dirList), func(i int) { errs[i] = fsatomic.SyncDirIn(dirList[i].rt, dirList[i].dir) })
 	for i, err := range errs {
 		// A folder the request had created is gone with its last file;
 		// its parent was synced when it was removed.
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			syncErrs = append(syncErrs, fmt.Errorf("%s: %w", dirList[i], err))
+			syncErrs = append(syncErrs, fmt.Errorf("%s: %w", filepath.Join(dirList[i].rt.Name(), dirList[i].dir), err))
 		}
 	}
 	if err := errors.Join(syncErrs...); err != nil {

@@ -70,6 +70,58 @@ func (s *Store) Wrote(requestID, path string) error {
 	})
 }
 
+// Abandon records that the change Save was called for did not happen, so
+// path holds what it held before. A path saved only for that change, and
+// still holding its saved state, leaves the checkpoint, so that undo never
+// lists a file the request did not change; a checkpoint left with no path
+// at all is removed. A path an earlier change of the request wrote keeps
+// its entry, and is no longer taken to be in the middle of a change.
+func (s *Store) Abandon(requestID, path string) error {
+	path, err := checkArgs(requestID, path)
+	if err != nil {
+		return err
+	}
+	return s.locked(func() error {
+		cp, err := s.current(requestID)
+		if err != nil {
+			return err
+		}
+		e := cp.lookup(path)
+		if e == nil {
+			return nil
+		}
+		cur, err := currentState(path)
+		if err != nil {
+			// What is there cannot be told: keep the entry as it is, which
+			// makes undo careful with it.
+			return nil
+		}
+		switch {
+		case e.wrote == nil && cur.same(e.prior):
+			if len(cp.entries) == 1 && len(cp.kept) == 0 {
+				return s.drop(cp)
+			}
+			return s.append(cp, lazy, record{Kind: kindDropped, Path: path})
+		case e.wrote != nil && e.pending && cur.same(*e.wrote):
+			return s.append(cp, lazy, record{Kind: kindWrote, Path: path, State: &cur})
+		}
+		return nil
+	})
+}
+
+// drop removes a checkpoint whose only change did not happen. Its saved
+// content, used by nothing now, goes with the next sweep.
+func (s *Store) drop(cp *checkpoint) error {
+	if err := removeIfExists(s.journalPath(cp.id)); err != nil {
+		return fmt.Errorf("undo: removing the empty checkpoint %s: %w", cp.id, err)
+	}
+	delete(s.cache, cp.id)
+	if s.requests[cp.request] == cp.id {
+		delete(s.requests, cp.request)
+	}
+	return nil
+}
+
 // CheckpointID returns the checkpoint holding requestID's changes, if it
 // changed anything.
 func (s *Store) CheckpointID(requestID string) (id string, ok bool) {
@@ -131,11 +183,11 @@ func missingDirs(path string) []string {
 }
 
 // current returns the checkpoint that requestID's changes go into: its
-// newest, unless that was undone (an undone checkpoint is frozen, and new
-// changes start a new one). Called with the lock held.
+// newest, unless that was undone or is damaged (such a checkpoint is
+// frozen, and new changes start a new one). Called with the lock held.
 func (s *Store) current(requestID string) (*checkpoint, error) {
 	cp, err := s.latest(requestID)
-	if err != nil || cp == nil || cp.undone != nil {
+	if err != nil || cp == nil || cp.undone != nil || cp.damage != nil {
 		return nil, err
 	}
 	return cp, nil

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/internal/diff"
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // maxShowBytes bounds the content Show reads into memory for one side of
@@ -33,6 +33,9 @@ func (s *Store) Show(id string) (string, error) {
 		}
 		fmt.Fprintf(&out, "Checkpoint %s (%s), created %s. Undo would put back:\n",
 			cp.id, s.summary(cp), cp.created.Local().Format(time.DateTime))
+		if cp.damage != nil {
+			fmt.Fprintf(&out, "# DAMAGED: %s.\n", s.damageNote(cp))
+		}
 		for _, e := range cp.entries {
 			st := s.plan(e)
 			switch st.act {
@@ -55,6 +58,9 @@ func (s *Store) Show(id string) (string, error) {
 func (s *Store) showUndone(out *strings.Builder, cp *checkpoint) {
 	u := cp.undone
 	fmt.Fprintf(out, "Checkpoint %s (%s) was undone on %s.\n", cp.id, s.summary(cp), u.Time.Local().Format(time.DateTime))
+	if u.Damaged != "" {
+		fmt.Fprintf(out, "# DAMAGED when it was undone: %s.\n", u.Damaged)
+	}
 	if len(u.Conflicts) == 0 && len(u.Replaced) == 0 {
 		out.WriteString("Every file was put back.\n")
 		return
@@ -116,7 +122,7 @@ func (s *Store) content(path string, st fileState, onDisk bool) ([]byte, error) 
 		return nil, fmt.Errorf("%d bytes is too large to show", st.Size)
 	}
 	if onDisk {
-		f, err := os.Open(path)
+		f, _, err := fsatomic.OpenRegular(path)
 		if err != nil {
 			return nil, err
 		}

@@ -1,98 +1,151 @@
 package undo
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
+// roots are the folders undo writes in, open as os.Roots for one undo.
+type roots struct {
+	paths []string
+	open  []*os.Root
+}
+
+// openRoots opens the Store's folders; one that cannot be opened (it is
+// gone) stays nil, and what lies in it is not restored.
+func (s *Store) openRoots() *roots {
+	rs := &roots{paths: s.roots, open: make([]*os.Root, len(s.roots))}
+	for i, p := range s.roots {
+		rs.open[i], _ = os.OpenRoot(p)
+	}
+	return rs
+}
+
+func (rs *roots) close() {
+	for _, r := range rs.open {
+		if r != nil {
+			r.Close()
+		}
+	}
+}
+
+// errOutside is why undo leaves a file alone that lies in none of the
+// folders it may write in.
+var errOutside = errors.New("it lies outside the workspace folders undo may write in")
+
+// find returns the open folder path lies in and its name beneath it.
+func (rs *roots) find(path string) (*os.Root, string, error) {
+	for i, p := range rs.paths {
+		rel, err := filepath.Rel(p, path)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+			continue
+		}
+		if rs.open[i] == nil {
+			return nil, "", fmt.Errorf("its workspace folder %s cannot be opened", p)
+		}
+		return rs.open[i], rel, nil
+	}
+	return nil, "", errOutside
+}
+
 // stage writes e's prior content, with its mode, to a synced temporary
-// file beside its path and returns that file's name. Damaged saved content
-// fails here, before anything is replaced.
-func (s *Store) stage(e *entry) (name string, err error) {
+// file beside its path, beneath its folder's root, and returns that file's
+// name relative to the root. Damaged saved content fails here, before
+// anything is replaced.
+func (s *Store) stage(rt *os.Root, rel string, e *entry) (name string, err error) {
 	r, err := s.blobs.open(e.prior.SHA)
 	if err != nil {
 		return "", fmt.Errorf("its saved content is missing from the store: %w", err)
 	}
 	defer r.Close()
-	dir, base := filepath.Split(e.path)
-	if err := mkdirDurable(filepath.Clean(dir)); err != nil {
+	dir, base := filepath.Split(rel)
+	if dir == "" {
+		dir = "."
+	}
+	// Folders made here stay: the restored file needs them, and each is
+	// synced into its parent so it survives a power cut with the file.
+	if _, err := fsatomic.MkdirAllIn(rt, dir, 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tether-undo-*")
+	tmp, tmpName, err := createTemp(rt, filepath.Join(dir, "."+base+".tether-undo-"))
 	if err != nil {
 		return "", err
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			rt.Remove(tmpName)
 		}
 	}()
 	if _, err = io.Copy(tmp, r); err != nil {
 		return "", err
 	}
-	// Chmod on the open file, after the write: the umask does not apply and
-	// the mode is in place before the name appears.
-	if err = tmp.Chmod(e.prior.mode()); err != nil {
+	// The mode, on the open file after the write (the umask does not apply
+	// and the mode is in place before the name appears), and the owner,
+	// group and extended attributes of the file being replaced, as any
+	// write by Tether keeps them.
+	if err = fsatomic.KeepMetaIn(rt, rel, tmp, e.prior.mode()); err != nil {
 		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
 		return "", err
 	}
-	return tmp.Name(), tmp.Close()
+	return tmpName, tmp.Close()
+}
+
+// createTemp creates a new file, named prefix and random digits, beneath
+// rt, for writing.
+func createTemp(rt *os.Root, prefix string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		name := prefix + strconv.FormatUint(uint64(binary.BigEndian.Uint32(b[:])), 10)
+		f, err := rt.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, name, err
+	}
 }
 
 // discard removes a staged file that will not be used.
-func discard(staged string) {
+func discard(rt *os.Root, staged string) {
 	if staged != "" {
-		os.Remove(staged)
+		rt.Remove(staged)
 	}
 }
 
-// mkdirDurable creates dir and its missing parents, syncing each new
-// folder's parent so that a restored file's folder survives a power cut
-// along with the file.
-func mkdirDurable(dir string) error {
-	if _, err := os.Stat(dir); err == nil {
-		return nil
-	}
-	parent := filepath.Dir(dir)
-	if parent != dir {
-		if err := mkdirDurable(parent); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return fsatomic.SyncDir(parent)
-}
-
-// put makes e's path hold its prior state: the staged file renamed over
-// it, or, for a path that did not exist before, nothing.
-func (s *Store) put(e *entry, staged string) error {
+// put makes e's path (rel beneath rt) hold its prior state: the staged
+// file renamed over it, or, for a path that did not exist before, nothing.
+func (s *Store) put(rt *os.Root, rel string, e *entry, staged string) error {
 	if !e.prior.Exists {
-		if err := os.Remove(e.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := rt.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		// The folders the request created for it go too, while empty: one
 		// the user has since put something in stays.
+		base := strings.TrimSuffix(e.path, rel)
 		for _, dir := range e.prior.NewDirs {
-			if os.Remove(dir) != nil {
+			drel, ok := strings.CutPrefix(dir, base)
+			if !ok || drel == "" || rt.Remove(drel) != nil {
 				break
 			}
-			_ = fsatomic.SyncDir(filepath.Dir(dir))
+			_ = fsatomic.SyncDirIn(rt, filepath.Dir(drel))
 		}
 		return nil
 	}
-	return os.Rename(staged, e.path)
+	return rt.Rename(staged, rel)
 }
 
 // parallel runs fn(0..n-1) on a few goroutines: enough to overlap synced

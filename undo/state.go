@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // fileState is what a path held at one moment: nothing, or a regular file
@@ -55,22 +57,16 @@ func openState(path string) (f *os.File, st fileState, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fileState{}, fmt.Errorf("%s: %w (%s)", path, errNotRegular, describeType(fi.Mode()))
 	}
-	f, err = os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Describe the file that was opened, not whatever the name held a
+	// moment ago; and never wait on a named pipe swapped in meanwhile.
+	f, fi, err = fsatomic.OpenRegular(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fileState{}, nil
-	}
-	if err != nil {
+	case errors.Is(err, fsatomic.ErrNotRegular):
+		return nil, fileState{}, fmt.Errorf("%s: %w (%s)", path, errNotRegular, "a special file")
+	case err != nil:
 		return nil, fileState{}, err
-	}
-	// Describe the file that was opened, not whatever the name held a moment ago.
-	fi, err = f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fileState{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fileState{}, fmt.Errorf("%s: %w (%s)", path, errNotRegular, describeType(fi.Mode()))
 	}
 	return f, fileState{Exists: true, Mode: uint32(fi.Mode() & keptModeBits)}, nil
 }

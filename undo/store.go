@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tether-dev/tether/internal/project"
 )
@@ -43,13 +44,20 @@ type Options struct {
 	// Log receives what goes wrong without failing a call (cleanup of old
 	// checkpoints). Nil discards it.
 	Log *slog.Logger
+	// Roots are the folders undo may write in: every restore, removal and
+	// folder it makes happens beneath one of them, opened as an os.Root,
+	// so a folder swapped for a link to a place outside cannot carry a
+	// restore out. A file outside all of them is left alone and reported.
+	// Empty means the project folder alone.
+	Roots []string
 }
 
 // Store is the undo checkpoint store of one project. It is safe for use by
 // many goroutines, and by many Stores on the same folder in any number of
 // processes (two editor windows on one project).
 type Store struct {
-	root  string // the project's real path, for naming files to people
+	root  string   // the project's real path, for naming files to people
+	roots []string // the real paths of the folders undo writes in
 	dir   string
 	keep  int
 	blobs blobStore
@@ -114,9 +122,21 @@ func Open(root string, opts Options) (*Store, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	roots := []string{real}
+	if len(opts.Roots) > 0 {
+		roots = roots[:0]
+		for _, r := range opts.Roots {
+			rr, err := filepath.EvalSymlinks(r)
+			if err != nil {
+				return nil, fmt.Errorf("undo: workspace folder: %w", err)
+			}
+			roots = append(roots, rr)
+		}
+	}
 	s := &Store{
 		log:      opts.Log,
 		root:     real,
+		roots:    roots,
 		dir:      dir,
 		keep:     opts.Keep,
 		blobs:    blobStore{dir: filepath.Join(dir, "blobs")},
@@ -166,7 +186,8 @@ func (s *Store) journalPath(id string) string {
 }
 
 // load returns checkpoint id as its journal says now, or nil when it is
-// gone or unreadable. Called with the lock held.
+// gone. A journal with damage is still a checkpoint: what it could read,
+// and a note of what it could not. Called with the lock held.
 func (s *Store) load(id string) (*checkpoint, error) {
 	path := s.journalPath(id)
 	fi, err := os.Stat(path)
@@ -183,7 +204,7 @@ func (s *Store) load(id string) (*checkpoint, error) {
 	if cp := s.cache[id]; cp != nil && cp.size == fi.Size() && cp.goodLen == cp.size {
 		return cp, nil
 	}
-	recs, goodLen, size, err := readJournal(path)
+	sc, err := readJournal(path)
 	if errors.Is(err, os.ErrNotExist) {
 		delete(s.cache, id)
 		return nil, nil
@@ -191,14 +212,34 @@ func (s *Store) load(id string) (*checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp, ok := build(recs)
-	if !ok || cp.id != id {
-		delete(s.cache, id)
-		return nil, nil
+	cp, ok := build(sc.recs)
+	noBegin := !ok || cp.id != id
+	if noBegin {
+		// The first record is lost, but the file is still this
+		// checkpoint's, and its other records may hold good saves.
+		cp = &checkpoint{id: id, created: idTime(id, fi), byPath: map[string]*entry{}, kept: map[string]fileState{}}
+		for _, r := range sc.recs {
+			if r.Kind != kindBegin {
+				cp.apply(r)
+			}
+		}
 	}
-	cp.goodLen, cp.size = goodLen, size
+	cp.damage = findDamage(cp, sc, noBegin)
+	cp.goodLen, cp.size = sc.goodLen, sc.size
 	s.cache[id] = cp
 	return cp, nil
+}
+
+// idTime dates a checkpoint whose first record is lost: by its journal's
+// last change, which is no earlier than its creation, unless that is older
+// than the time its id was made at (see newID), which counts then.
+func idTime(id string, fi os.FileInfo) time.Time {
+	if len(id) >= len("20060102-150405") {
+		if t, err := time.Parse("20060102-150405", id[:len("20060102-150405")]); err == nil && t.After(fi.ModTime()) {
+			return t
+		}
+	}
+	return fi.ModTime()
 }
 
 // loadAll returns every readable checkpoint, newest first. Called with the

@@ -303,7 +303,7 @@ func TestOpenSweepsCrashDebris(t *testing.T) {
 	f.edit("r2", "a.txt", "c")
 	debris := []string{
 		filepath.Join(f.dir, "blobs", blobTempPrefix+"123"),
-		filepath.Join(f.dir, "checkpoints", "19700101-000000-abcdef.journal"),
+		filepath.Join(f.dir, "checkpoints", journalTempPrefix+"456"),
 	}
 	f.must(os.WriteFile(debris[0], []byte("half"), 0o600))
 	f.must(os.WriteFile(debris[1], []byte("0000"), 0o600))

@@ -91,7 +91,7 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 2
 	}
-	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{Log: env.Log})
+	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{Log: env.Log, Roots: env.Workspace.Paths()})
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 1

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/project"
 	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/shell"
 )
 
 // check is one line of the doctor's report.
@@ -46,7 +47,7 @@ func doctorMain(ctx context.Context, args []string, cio cmdIO) int {
 	}
 	fmt.Fprintf(cio.stdout, "tether   %s\ngo       %s\nos/arch  %s/%s\n\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 
-	checks := []check{checkRipgrep(ctx, *rgPath)}
+	checks := []check{checkRipgrep(ctx, *rgPath), checkCommands()}
 	for _, d := range tetherDirs() {
 		checks = append(checks, checkDir(d.what, d.path))
 	}
@@ -77,6 +78,33 @@ func checkRipgrep(ctx context.Context, configured string) check {
 	}
 	first, _, _ := strings.Cut(string(out), "\n")
 	return check{"ok", "ripgrep", fmt.Sprintf("%s (%s)", path, strings.TrimSpace(first))}
+}
+
+// checkCommands says which shell runs commands and how everything a
+// command starts is found and stopped here, with what this system cannot
+// promise (a warning, not a failure).
+func checkCommands() check {
+	sh, err := shell.FindShell()
+	if err != nil {
+		return check{"warn", "commands", fmt.Sprintf("%v: the shell tool will not work", err)}
+	}
+	dir, err := os.MkdirTemp("", "tether-doctor-jobs-")
+	if err != nil {
+		return check{"warn", "commands", fmt.Sprintf("%s; cannot try a job manager: %v", sh, err)}
+	}
+	defer os.RemoveAll(dir)
+	m, err := shell.OpenJobsIn(dir)
+	if err != nil {
+		return check{"warn", "commands", fmt.Sprintf("%s; background jobs are unavailable: %v", sh, err)}
+	}
+	isolation := m.Isolation()
+	m.Close()
+	p := shell.ThisPlatform()
+	c := check{"ok", "commands", fmt.Sprintf("%s; their processes are stopped through %s", sh, isolation)}
+	if p.Limits != "" {
+		c.status, c.detail = "warn", c.detail+". "+p.Limits
+	}
+	return c
 }
 
 type namedDir struct{ what, path string }

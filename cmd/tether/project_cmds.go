@@ -102,6 +102,9 @@ var undoCmd = projectCommand{
 			return 0
 		}
 		fmt.Fprintf(p.cio.stdout, "Undid checkpoint %s.\n", rep.ID)
+		if rep.Damaged != "" {
+			fmt.Fprintf(p.cio.stdout, "  DAMAGED: %s.\n", rep.Damaged)
+		}
 		for _, f := range rep.Restored {
 			fmt.Fprintf(p.cio.stdout, "  restored  %s\n", f)
 		}

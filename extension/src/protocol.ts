@@ -367,6 +367,13 @@ export interface UndoResult {
    * writing; what they held is kept in the checkpoint (undo/show).
    */
   replaced?: string[];
+  /**
+   * Damaged, when set, says that part of the checkpoint's record could
+   * not be read, so the changes recorded there were not put back; the
+   * files it names are also among the conflicts (damage that names none
+   * is one conflict whose path is "checkpoint <id>").
+   */
+  damaged?: string;
 }
 
 /** UndoShowParams names a checkpoint. */
@@ -596,6 +603,11 @@ export interface Checkpoint {
   summary: string;
   files: string[] | null;
   undone: boolean;
+  /**
+   * Damaged, when set, says that part of the checkpoint's record could
+   * not be read: what it can still put back and what it cannot.
+   */
+  damaged?: string;
 }
 
 /** Conflict is a file undo left alone, and why. */

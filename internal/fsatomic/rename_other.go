@@ -1,22 +1,17 @@
-//go:build !linux
+//go:build !unix && !windows
 
 package fsatomic
 
 import (
 	"errors"
-	"path/filepath"
+	"os"
 )
 
-var errSyncUnsupported = errors.New("unsupported")
+var errSyncUnsupported = errors.New("folder sync is not supported")
 
-// RenameNoReplace moves from to to, failing with ErrExists rather than
-// replacing an existing target (hard link, then remove the old name).
-func RenameNoReplace(from, to string) error {
-	if err := linkRename(from, to); err != nil {
-		return err
-	}
-	if err := SyncDir(filepath.Dir(to)); err != nil {
-		return err
-	}
-	return SyncDir(filepath.Dir(from))
+const dirSyncWorks = false
+
+// renameNoReplace is refused where no rename without replace is known.
+func renameNoReplace(*os.File, string, *os.File, string) error {
+	return errors.ErrUnsupported
 }

@@ -196,7 +196,7 @@ func (s *server) env(ctx context.Context, ss *sdk.ServerSession) (*tool.Env, *st
 	st := w.stores[root]
 	if st == nil {
 		var err error
-		if st, err = tool.OpenStores(root, stores.Options{Log: s.log}); err != nil {
+		if st, err = tool.OpenStores(root, stores.Options{Log: s.log, Roots: w.current.Paths()}); err != nil {
 			return nil, nil, err
 		}
 		w.stores[root] = st

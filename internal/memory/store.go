@@ -86,6 +86,10 @@ type Store struct {
 	// checks every file.
 	noWatch bool
 	closed  bool
+	// root is the folder, opened on the first write: every write to a
+	// memory goes through it, so a link swapped into the folder's place
+	// cannot carry the write elsewhere.
+	root *os.Root
 }
 
 type cached struct {
@@ -115,7 +119,41 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	s.closed = true
 	s.dropWatch()
+	if s.root != nil {
+		err := s.root.Close()
+		s.root = nil
+		return err
+	}
 	return nil
+}
+
+// Confine returns the memory folder, opened (and made, when missing), and
+// real's path inside it, for a write that must stay in the folder at the
+// moment of the system call; real must be a file Holds.
+func (s *Store) Confine(real string) (*os.Root, string, error) {
+	if !s.Holds(real) {
+		return nil, "", &fs.PathError{Op: "confine", Path: real, Err: errors.New("not a memory file of this project")}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, "", &fs.PathError{Op: "confine", Path: real, Err: fs.ErrClosed}
+	}
+	if s.root == nil {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return nil, "", err
+		}
+		root, err := os.OpenRoot(s.realDir())
+		if err != nil {
+			return nil, "", err
+		}
+		s.root = root
+	}
+	rel, err := filepath.Rel(s.realDir(), real)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.root, rel, nil
 }
 
 func (s *Store) dropWatch() {

@@ -85,33 +85,104 @@ func Decide(mode protocol.Mode, a Action) (Decision, string) {
 	return Ask, ""
 }
 
-// editorConfig lists folders whose files steer editors and agents: a change
-// to them can run code or widen an agent's rights, so it always asks.
-var editorConfig = []string{".vscode", ".idea", ".zed", ".cursor", ".claude", ".continue", ".github/copilot", ".devcontainer", ".tether"}
+// The sensitive paths: files that run code or decide what runs without
+// anyone running them on purpose (on checkout, commit, entering a folder,
+// installing dependencies, in CI), and editor and agent configuration,
+// which can run code or widen an agent's rights. A change to one always
+// asks, even where edits are otherwise accepted (acceptEdits). Ordinary
+// build files (Makefile, package.json, build scripts) are the project's
+// code and follow the mode. Names are compared ignoring case, since on
+// many file systems .GIT is .git. README.md lists them; a test keeps the
+// two in step.
+var (
+	// SensitiveDirs are folders: anything beneath one, at any depth.
+	SensitiveDirs = []string{
+		// git's own folder and hook folders (core.hooksPath)
+		".git", ".githooks", ".husky",
+		// CI systems
+		".circleci", ".buildkite", ".woodpecker",
+		// build tools' per-project configuration that can run programs
+		".cargo", ".mvn",
+		// editors and agents
+		".vscode", ".idea", ".zed", ".cursor", ".claude", ".continue", ".devcontainer", ".tether",
+	}
+	// SensitivePaths are folders known by more than their own name.
+	SensitivePaths = []string{
+		".github/workflows", ".github/actions", ".github/copilot", ".gitlab/ci", "gradle/wrapper",
+	}
+	// SensitiveFiles are file names, in any folder.
+	SensitiveFiles = []string{
+		// git: submodules fetch and check out code; attributes pick filters and diff drivers
+		".gitmodules", ".gitattributes",
+		// direnv runs .envrc on entering the folder; mise and asdf pick the tools that run
+		".envrc", ".mise.toml", "mise.toml", ".tool-versions",
+		// hook managers
+		".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+		// package managers: registries, install scripts, the yarn binary itself
+		".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs",
+		// CI configuration kept in single files
+		".gitlab-ci.yml", ".travis.yml", "azure-pipelines.yml", "Jenkinsfile", "bitbucket-pipelines.yml",
+		".drone.yml", ".woodpecker.yml", "appveyor.yml", ".appveyor.yml", ".gitpod.yml",
+	}
+)
+
+var (
+	sensitiveDir  = lowerSet(SensitiveDirs)
+	sensitiveFile = lowerSet(SensitiveFiles)
+)
+
+func lowerSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[strings.ToLower(n)] = true
+	}
+	return m
+}
 
 // Sensitive reports whether real (a real path) is one that must always be
-// approved even where edits are otherwise accepted: git internals, editor
-// and agent configuration in the workspace, dotfiles in the home folder.
+// approved even where edits are otherwise accepted: a git folder anywhere
+// on the path, a sensitive folder or file inside a workspace folder (see
+// SensitiveDirs, SensitivePaths, SensitiveFiles), a dotfile in the home
+// folder.
 func Sensitive(real string, roots []string) bool {
-	slash := filepath.ToSlash(real)
+	slash := strings.ToLower(filepath.ToSlash(real))
 	if strings.Contains(slash+"/", "/.git/") {
 		return true
 	}
 	for _, root := range roots {
 		rel, err := filepath.Rel(root, real)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		rel = filepath.ToSlash(rel)
-		for _, dir := range editorConfig {
-			if rel == dir || strings.HasPrefix(rel, dir+"/") {
-				return true
-			}
+		if sensitiveRel(strings.ToLower(filepath.ToSlash(rel))) {
+			return true
 		}
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		if rel, err := filepath.Rel(home, real); err == nil && strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "..") {
 			return true
+		}
+	}
+	return false
+}
+
+// sensitiveRel judges a lower-case, slash-separated path relative to a
+// workspace folder.
+func sensitiveRel(rel string) bool {
+	parts := strings.Split(rel, "/")
+	if sensitiveFile[parts[len(parts)-1]] {
+		return true
+	}
+	for i, p := range parts {
+		if sensitiveDir[p] {
+			return true
+		}
+		rest := strings.Join(parts[i:], "/")
+		for _, pre := range SensitivePaths {
+			pre = strings.ToLower(pre)
+			if rest == pre || strings.HasPrefix(rest, pre+"/") {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tether-dev/tether/protocol"
@@ -53,15 +55,57 @@ func TestDecide(t *testing.T) {
 func TestSensitive(t *testing.T) {
 	root := "/w/proj"
 	for path, want := range map[string]bool{
-		"/w/proj/main.go":                  false,
-		"/w/proj/.git/config":              true,
-		"/w/proj/.vscode/settings.json":    true,
-		"/w/proj/.claude/settings.json":    true,
-		"/w/proj/docs/.vscode-notes.md":    false,
-		"/w/proj/.github/workflows/ci.yml": false,
+		"/w/proj/main.go":                                  false,
+		"/w/proj/.git/config":                              true,
+		"/w/proj/.vscode/settings.json":                    true,
+		"/w/proj/.claude/settings.json":                    true,
+		"/w/proj/docs/.vscode-notes.md":                    false,
+		"/w/proj/.github/workflows/ci.yml":                 true,
+		"/w/proj/.github/ISSUE_TEMPLATE.md":                false,
+		"/w/proj/.GitHub/Workflows/x.yml":                  true,
+		"/w/proj/.github/actions/a/action.yml":             true,
+		"/w/proj/.envrc":                                   true,
+		"/w/proj/sub/.envrc":                               true,
+		"/w/proj/.gitmodules":                              true,
+		"/w/proj/.gitattributes":                           true,
+		"/w/proj/lib/.gitattributes":                       true,
+		"/w/proj/.GIT/hooks/pre-commit":                    true,
+		"/w/proj/.githooks/pre-push":                       true,
+		"/w/proj/.husky/pre-commit":                        true,
+		"/w/proj/.pre-commit-config.yaml":                  true,
+		"/w/proj/.gitlab-ci.yml":                           true,
+		"/w/proj/Jenkinsfile":                              true,
+		"/w/proj/jenkinsfile":                              true,
+		"/w/proj/.circleci/config.yml":                     true,
+		"/w/proj/.npmrc":                                   true,
+		"/w/proj/.yarnrc.yml":                              true,
+		"/w/proj/.cargo/config.toml":                       true,
+		"/w/proj/gradle/wrapper/gradle-wrapper.properties": true,
+		"/w/proj/gradle/libs.versions.toml":                false,
+		"/w/proj/Makefile":                                 false,
+		"/w/proj/package.json":                             false,
+		"/w/proj/.env.example":                             false,
+		"/w/proj/src/envrc.go":                             false,
+		"/w/proj-sibling/.envrc":                           false,
 	} {
 		if got := Sensitive(filepath.FromSlash(path), []string{root}); got != want {
 			t.Errorf("Sensitive(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestSensitiveListIsDocumented keeps README.md's list of sensitive paths
+// in step with the code.
+func TestSensitiveListIsDocumented(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range [][]string{SensitiveDirs, SensitivePaths, SensitiveFiles} {
+		for _, name := range list {
+			if !strings.Contains(string(readme), "`"+name+"`") {
+				t.Errorf("README.md does not list the sensitive path `%s`", name)
+			}
 		}
 	}
 }

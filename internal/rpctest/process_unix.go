@@ -21,6 +21,14 @@ func (d *Daemon) Kill() {
 	d.stdin.Close()
 }
 
+// KillDaemon ends the daemon alone with SIGKILL, as a crash or the OOM
+// killer would, leaving whatever it started to fend for itself.
+func (d *Daemon) KillDaemon() {
+	_ = syscall.Kill(d.Pid(), syscall.SIGKILL)
+	<-d.waited
+	d.stdin.Close()
+}
+
 // GroupAlive reports whether any process is left in the daemon's process
 // group (the daemon itself, or a child it started and did not stop).
 func (d *Daemon) GroupAlive() bool {

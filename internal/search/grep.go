@@ -171,8 +171,11 @@ func (c *grepCollector) format(rec []byte) (path, line string) {
 	nul := bytes.IndexByte(rec, 0)
 	if nul < 0 {
 		s := string(rec)
-		p, _, _ := strings.Cut(s, ": ")
-		return displayPath(p), displayPath(s)
+		p, note, found := strings.Cut(s, ": ")
+		if !found {
+			return displayPath(p), displayPath(s)
+		}
+		return displayPath(p), displayPath(p) + ": " + note
 	}
 	path = displayPath(string(rec[:nul]))
 	rest := rec[nul+1:]

@@ -13,7 +13,7 @@ func LookRg(configured string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("the configured rgPath %s: %w", configured, err)
 		}
-		if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		if fi.IsDir() || !executable(configured, fi) {
 			return "", fmt.Errorf("the configured rgPath %s is not an executable file", configured)
 		}
 		return configured, nil

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os/exec"
 	"time"
+
+	"github.com/tether-dev/tether/internal/children"
 )
 
 // outcome is how one ripgrep run ended.
@@ -52,9 +54,12 @@ func stream(ctx context.Context, rg, dir string, args []string, delim byte, maxR
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := cmd.Start(); err != nil {
+	// Listed as this process's own child, so that the shell's sweep of
+	// adopted orphans leaves it alone (see package children).
+	if err := children.Start(cmd); err != nil {
 		return outcome{}, startError(ctx, err)
 	}
+	defer children.Done(cmd.Process.Pid)
 
 	br := bufio.NewReaderSize(out, 64<<10)
 	stopped := false

@@ -36,8 +36,18 @@ func searchRoot(dir, root string, g *Glob) string {
 }
 
 // displayPath turns a path as ripgrep printed it into the one Tether
-// shows: ripgrep prefixes "./" when told to search ".".
-func displayPath(printed string) string {
+// shows: relative paths without ripgrep's "./" (".\" on Windows) when told
+// to search ".", and slash separated, as every other tool shows them.
+func displayPath(printed string) string { return displayPathSep(printed, filepath.Separator) }
+
+// displayPathSep is displayPath for a system whose separator is sep. Only
+// where the separator is a backslash is one a separator: elsewhere it is
+// an ordinary character of a file name.
+func displayPathSep(printed string, sep byte) string {
+	if sep == '\\' {
+		printed = strings.TrimPrefix(printed, `.\`)
+		printed = strings.ReplaceAll(printed, `\`, "/")
+	}
 	return strings.TrimPrefix(printed, "./")
 }
 

@@ -32,6 +32,12 @@ type Jobs struct {
 	ctx   context.Context
 	stop  context.CancelCauseFunc
 
+	// cg is the daemon's cgroup, where one could be made (Linux); useCg
+	// turns false should the kernel refuse to start a command in it.
+	cgMu  sync.Mutex
+	cg    *cgroup
+	useCg bool
+
 	mu     sync.Mutex
 	jobs   map[string]*Job
 	next   int
@@ -58,7 +64,66 @@ func OpenJobsIn(root string) (*Jobs, error) {
 		return nil, err
 	}
 	ctx, stop := context.WithCancelCause(context.Background())
-	return &Jobs{MaxRunning: DefaultMaxRunning, dir: dir, owner: owner, lock: lock, ctx: ctx, stop: stop, jobs: map[string]*Job{}}, nil
+	m := &Jobs{MaxRunning: DefaultMaxRunning, dir: dir, owner: owner, lock: lock, ctx: ctx, stop: stop, jobs: map[string]*Job{}}
+	prepareTree()
+	if m.cg = openCgroup(owner); m.cg != nil {
+		// Written before any command runs in it, so a daemon killed at any
+		// moment leaves the next one the way to its processes.
+		if err := os.WriteFile(filepath.Join(dir, cgroupFile), []byte(m.cg.path), 0o600); err != nil {
+			m.cg.stop()
+			m.cg = nil
+		}
+		m.useCg = m.cg != nil
+	}
+	return m, nil
+}
+
+// Isolation says how this manager finds every process its commands start,
+// for doctor and the logs.
+func (m *Jobs) Isolation() string {
+	m.cgMu.Lock()
+	defer m.cgMu.Unlock()
+	if m.useCg {
+		return isolationName() + ", and a cgroup (" + m.cg.path + ") that outlives the daemon"
+	}
+	return isolationName()
+}
+
+// cgroupDir is the open cgroup folder commands start in, nil when none.
+func (m *Jobs) cgroupDir() *os.File {
+	if m == nil {
+		return nil
+	}
+	m.cgMu.Lock()
+	defer m.cgMu.Unlock()
+	if !m.useCg {
+		return nil
+	}
+	return m.cg.fd()
+}
+
+// dropCgroup stops using the cgroup after the kernel refused a command in
+// it; it is still emptied and removed on Close.
+func (m *Jobs) dropCgroup(error) {
+	m.cgMu.Lock()
+	m.useCg = false
+	m.cgMu.Unlock()
+}
+
+// noteGroup records a command's process group in the manager's folder
+// while it runs, so that the next daemon, should this one die, can find
+// what is left of it.
+func (m *Jobs) noteGroup(p *Process, running bool) {
+	if m == nil || !recordGroups {
+		return
+	}
+	name := filepath.Join(m.dir, groupPrefix+strconv.Itoa(p.pgid))
+	if !running {
+		os.Remove(name)
+		return
+	}
+	start, _ := procStart(p.pgid)
+	_ = os.WriteFile(name, []byte(strconv.FormatUint(start, 10)), 0o600)
 }
 
 // Dir is this manager's log folder.
@@ -83,6 +148,7 @@ func (m *Jobs) Start(spec Spec) (*Job, error) {
 		return nil, fmt.Errorf("cannot create the job's log file: %w", err)
 	}
 	spec.Marker = m.owner + "/" + id
+	spec.jobs = m
 	p, err := Start(spec, log)
 	if err != nil {
 		log.close()
@@ -117,6 +183,7 @@ func (m *Jobs) Run(ctx context.Context, spec Spec, sink io.Writer) (Outcome, err
 	stopWithManager := context.AfterFunc(m.ctx, func() { cancel(context.Cause(m.ctx)) })
 	defer stopWithManager()
 	spec.Marker = m.owner + "/run-" + NewMarker()
+	spec.jobs = m
 	return Run(ctx, spec, sink)
 }
 
@@ -195,6 +262,14 @@ func (m *Jobs) Close() error {
 	m.mu.Unlock()
 	m.stop(ErrClosing)
 	m.wg.Wait()
+	// Every command has been stopped by ancestry; whatever the cgroup
+	// still holds goes with it, and so does anything that escaped a sweep:
+	// an orphan handed to this process, a process with this daemon's marker.
+	if m.cg != nil {
+		m.cg.stop()
+	}
+	sweepAdopted()
+	stopOwner(m.owner)
 	err := os.RemoveAll(m.dir)
 	m.lock.Close()
 	return err

@@ -3,6 +3,7 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +21,11 @@ const (
 	folderPrefix = "d-"
 	tempPrefix   = ".tmp-"
 	lockName     = "lock"
+	// cgroupFile holds the path of the daemon's cgroup, if it has one.
+	cgroupFile = "cgroup"
+	// groupPrefix names a file per running command's process group,
+	// holding the start time of its leader.
+	groupPrefix = "pg-"
 	// tempMaxAge is how long a half-made folder is given before it is
 	// taken for the remains of a daemon that died while making it.
 	tempMaxAge = time.Minute
@@ -82,6 +88,7 @@ func cleanStale(root string) {
 				continue
 			}
 			if tryLock(lock) == nil {
+				stopLeftovers(path)
 				stopOwner(strings.TrimPrefix(name, folderPrefix))
 				os.RemoveAll(path)
 			}
@@ -90,10 +97,66 @@ func cleanStale(root string) {
 	}
 }
 
+// stopLeftovers stops what a dead daemon's commands left, as its folder
+// records it: everything in its cgroup, and the process groups of the
+// commands that were running, with their leaders' descendants.
+func stopLeftovers(folder string) {
+	if b, err := os.ReadFile(filepath.Join(folder, cgroupFile)); err == nil {
+		killCgroup(strings.TrimSpace(string(b)))
+	}
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), groupPrefix)
+		if !ok {
+			continue
+		}
+		pgid, err := strconv.Atoi(rest)
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(folder, e.Name()))
+		start, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		stopGroup(pgid, start)
+	}
+}
+
+// stopGroup stops a dead daemon's command's process group and, while its
+// leader still runs, the leader's descendants. A leader that is gone
+// leaves its group's id reserved while any member lives, so the group is
+// still the command's; a live process under that id that started at
+// another time is someone else's, and is left alone.
+func stopGroup(pgid int, start uint64) {
+	var pids []int
+	if now, ok := procStart(pgid); ok {
+		if start != 0 && now != start {
+			return
+		}
+		pids = descendants(pgid)
+	}
+	if !signalGroup(pgid, 0) && len(pids) == 0 {
+		return
+	}
+	signalGroup(pgid, syscall.SIGTERM)
+	for _, pid := range pids {
+		signalPid(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(DefaultGrace)
+	for signalGroup(pgid, 0) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalGroup(pgid, syscall.SIGKILL)
+	for _, pid := range pids {
+		signalPid(pid, syscall.SIGKILL)
+	}
+}
+
 // stopOwner stops every process that carries a dead daemon's marker.
 func stopOwner(owner string) {
 	marker := owner + "/"
-	alive := survivors(0, marker, true)
+	alive := markedProcs(marker, true)
 	if len(alive) == 0 {
 		return
 	}
@@ -103,7 +166,7 @@ func stopOwner(owner string) {
 	deadline := time.Now().Add(DefaultGrace)
 	for len(alive) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		alive = survivors(0, marker, true)
+		alive = markedProcs(marker, true)
 	}
 	for _, pid := range alive {
 		signalPid(pid, syscall.SIGKILL)

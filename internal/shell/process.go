@@ -9,8 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/tether-dev/tether/internal/children"
 )
 
 // markerVar is the environment variable that tags every process a command
@@ -36,7 +37,8 @@ const killWait = time.Second
 
 // Spec is one command to run.
 type Spec struct {
-	// Command is the command line, run with `<shell> -c`.
+	// Command is the command line, run with the platform's shell (see
+	// FindShell and Dialect).
 	Command string
 	// Dir is the working directory.
 	Dir string
@@ -52,8 +54,13 @@ type Spec struct {
 	Marker string
 	// Detaches says the command may start processes that leave its
 	// process group (setsid, nohup, a daemon): when it ends they are looked
-	// for by marker, which costs a scan of the process table.
+	// for by marker too, which costs a read of every process's
+	// environment.
 	Detaches bool
+
+	// jobs is the manager the command runs under, if any: its cgroup and
+	// its record of running process groups.
+	jobs *Jobs
 }
 
 // StopReason says why a command ended.
@@ -97,13 +104,17 @@ type Process struct {
 	out     *os.File
 	waited  chan struct{}
 	copied  chan struct{}
+	// tree is what the platform keeps to find and stop every process of
+	// the command (a Job Object on Windows).
+	tree tree
 }
 
 // ErrUnsupported is returned where commands cannot be supervised.
-var ErrUnsupported = errors.New("running commands needs a Unix system (process groups); this one has none")
+var ErrUnsupported = errors.New("running commands needs process groups (Unix) or Job Objects (Windows); this system has neither")
 
 // Start runs spec's command with its combined stdout and stderr written to
-// sink, in its own process group, with stdin closed.
+// sink, in its own process group (a Job Object on Windows), with stdin
+// closed.
 func Start(spec Spec, sink io.Writer) (*Process, error) {
 	if !supported {
 		return nil, ErrUnsupported
@@ -121,11 +132,12 @@ func Start(spec Spec, sink io.Writer) (*Process, error) {
 	if spec.Marker == "" {
 		spec.Marker = NewMarker()
 	}
+	prepareTree()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the output pipe: %w", err)
 	}
-	cmd := exec.Command(spec.Shell, "-c", spec.Command)
+	cmd := exec.Command(spec.Shell, shellArgs(spec.Command)...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(append(append(os.Environ(), noPrompts...), spec.Env...), markerVar+"="+spec.Marker)
 	// Handing the pipe's write end to both streams as an *os.File makes
@@ -133,18 +145,19 @@ func Start(spec Spec, sink io.Writer) (*Process, error) {
 	// of its own: Wait then returns when the shell exits, even while
 	// something it left behind still holds the pipe.
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = sysProcAttr()
 	started := time.Now()
-	err = cmd.Start()
+	cmd, t, err := startTree(cmd, spec)
 	w.Close()
 	if err != nil {
 		r.Close()
 		return nil, startError(spec, err)
 	}
 	p := &Process{
-		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, started: started, out: r,
+		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, started: started, out: r, tree: t,
 		waited: make(chan struct{}), copied: make(chan struct{}),
 	}
+	markLive(spec.Marker, +1)
+	spec.jobs.noteGroup(p, true)
 	go func() {
 		defer close(p.copied)
 		buf := make([]byte, 64<<10)
@@ -155,6 +168,7 @@ func Start(spec Spec, sink io.Writer) (*Process, error) {
 		defer close(p.waited)
 		// The exit status is read from ProcessState; the error adds nothing.
 		_ = cmd.Wait()
+		children.Done(cmd.Process.Pid)
 	}()
 	return p, nil
 }
@@ -190,19 +204,20 @@ func (p *Process) Wait(ctx context.Context) Outcome {
 		p.terminate(true)
 	}
 	<-p.waited
-	// The group is signalled even when the shell ended by itself: what it
-	// started in the background (`server &`, `nohup x &`) would otherwise
-	// outlive the call, keep the output pipe open so the call never
-	// returns, and run on with nobody watching. Long-running processes
-	// belong in background jobs, which are supervised. The group id stays
-	// reserved while any member lives; once none does the signal finds
-	// nothing (short of the pid space wrapping around in between).
+	// Whatever the command started is stopped even when the shell ended by
+	// itself: what it started in the background (`server &`, `nohup x &`)
+	// would otherwise outlive the call, keep the output pipe open so the
+	// call never returns, and run on with nobody watching. Long-running
+	// processes belong in background jobs, which are supervised.
 	out.Leftovers = p.terminate(p.spec.Detaches)
 	found, held := p.drain()
 	out.Leftovers += found
 	out.OutputHeld = held
 	out.Elapsed = time.Since(p.started)
 	out.ExitCode, out.Signal = exitStatus(p.cmd.ProcessState)
+	markLive(p.spec.Marker, -1)
+	p.spec.jobs.noteGroup(p, false)
+	p.tree.release()
 	return out
 }
 
@@ -215,58 +230,11 @@ func (p *Process) exited() bool {
 	}
 }
 
-// terminate stops every process of the command: SIGTERM, a grace period,
-// then SIGKILL. It returns how many it found. The fast path, a group with
-// no member left, costs one system call, so ordinary commands pay nothing
-// for this; the process table is scanned only when something survived or
-// sweep asks for it.
-func (p *Process) terminate(sweep bool) int {
-	if !signalGroup(p.pgid, 0) && !sweep {
-		return 0
-	}
-	// Counted before signalling: a process that dies of SIGTERM at once
-	// was still left behind.
-	alive := survivors(p.pgid, p.spec.Marker, false)
-	found := len(alive)
-	for _, sig := range termSignals {
-		signalGroup(p.pgid, sig)
-		for _, pid := range alive {
-			signalPid(pid, sig)
-		}
-	}
-	if len(alive) > 0 {
-		alive = p.awaitGone(p.spec.Grace)
-	}
-	if len(alive) > 0 {
-		signalGroup(p.pgid, syscall.SIGKILL)
-		for _, pid := range alive {
-			signalPid(pid, syscall.SIGKILL)
-		}
-		p.awaitGone(killWait)
-	}
-	return found
-}
-
-// awaitGone polls until the command has no live process or limit passes,
-// and returns what is still alive.
-func (p *Process) awaitGone(limit time.Duration) []int {
-	deadline := time.Now().Add(limit)
-	pause := time.Millisecond
-	for {
-		alive := survivors(p.pgid, p.spec.Marker, false)
-		if len(alive) == 0 || time.Now().After(deadline) {
-			return alive
-		}
-		time.Sleep(pause)
-		pause = min(pause*2, 50*time.Millisecond)
-	}
-}
-
 // drain waits for the output to reach end-of-file. When it does not, a
-// process outside the group still holds the pipe: it is looked for by
-// marker and stopped, and if it cannot be found the pipe is closed on our
-// side so the call can return. It reports how many processes it stopped,
-// and whether it had to give up on the output.
+// process the first sweep missed still holds the pipe: everything of the
+// command is looked for again and stopped, and if that does not free the
+// pipe it is closed on our side so the call can return. It reports how
+// many processes it stopped, and whether it had to give up on the output.
 func (p *Process) drain() (found int, held bool) {
 	timer := time.NewTimer(drainWait)
 	defer timer.Stop()
@@ -287,31 +255,6 @@ func (p *Process) drain() (found int, held bool) {
 	p.out.Close()
 	<-p.copied
 	return found, true
-}
-
-// exitStatus reads the exit code, or the signal that ended the process.
-func exitStatus(ps *os.ProcessState) (int, string) {
-	if ps == nil {
-		return -1, ""
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, signalName(ws.Signal())
-	}
-	return ps.ExitCode(), ""
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	}
-	return s.String()
 }
 
 // startError explains why a command could not start.

@@ -9,6 +9,7 @@ package stores
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/tether-dev/tether/internal/fsatomic"
@@ -28,6 +29,10 @@ type Options struct {
 	// headless run leaves it off: its jobs would die with it at once.
 	Jobs bool
 	Log  *slog.Logger
+	// Roots are the workspace folders undo may restore into (see
+	// undo.Options.Roots); empty means the primary folder alone. The
+	// project's memory folder is added to them.
+	Roots []string
 }
 
 // Stores is one project's state, open.
@@ -50,11 +55,23 @@ func Open(root string, o Options) (*Stores, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	u, err := undo.Open(root, undo.Options{Keep: o.UndoKeep, Log: log})
+	// Undo writes beneath the workspace folders and the project's memory
+	// folder (a request's memory writes are in its checkpoint), which must
+	// therefore exist.
+	memDir := memory.Dir(root)
+	if err := os.MkdirAll(memDir, 0o700); err != nil {
+		return nil, err
+	}
+	undoRoots := append([]string(nil), o.Roots...)
+	if len(undoRoots) == 0 {
+		undoRoots = []string{root}
+	}
+	undoRoots = append(undoRoots, memDir)
+	u, err := undo.Open(root, undo.Options{Keep: o.UndoKeep, Log: log, Roots: undoRoots})
 	if err != nil {
 		return nil, fmt.Errorf("open undo store for %s: %w", root, err)
 	}
-	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root), Memory: memory.Open(memory.Dir(root))}
+	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root), Memory: memory.Open(memDir)}
 	if s.Rules, err = permission.LoadRules(RulesPath(root)); err != nil {
 		log.Error("ignoring saved permissions", "path", RulesPath(root), "err", err)
 		s.Rules, _ = permission.LoadRules("")

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -111,20 +112,71 @@ func (l *pathLocks) lock(paths []string) func() {
 }
 
 // diffOf renders a change as a unified diff with workspace-relative names
-// (memory/<name>.md for a project memory).
+// (memory/<name>.md for a project memory), quoted the way git quotes them
+// when they hold characters that would break the header.
 func (c *Call) diffOf(ch Change) string {
 	rel := c.display
 	switch ch.Kind {
 	case Delete:
-		return diff.Unified("a/"+rel(ch.Path), "/dev/null", ch.Before, nil)
+		return diff.Unified(QuotePath("a/"+rel(ch.Path)), "/dev/null", ch.Before, nil)
 	case Move:
-		return fmt.Sprintf("rename from %s\nrename to %s\n", rel(ch.From), rel(ch.Path))
+		return fmt.Sprintf("rename from %s\nrename to %s\n", QuotePath(rel(ch.From)), QuotePath(rel(ch.Path)))
 	}
 	if !ch.Existed {
-		return diff.Unified("/dev/null", "b/"+rel(ch.Path), nil, ch.After)
+		return diff.Unified("/dev/null", QuotePath("b/"+rel(ch.Path)), nil, ch.After)
 	}
 	name := rel(ch.Path)
-	return diff.Unified("a/"+name, "b/"+name, ch.Before, ch.After)
+	return diff.Unified(QuotePath("a/"+name), QuotePath("b/"+name), ch.Before, ch.After)
+}
+
+// QuotePath writes a path for a diff header as git does: as it is, unless
+// it holds a control character, a double quote or a backslash; then in
+// double quotes with C escapes (\n, \t, \", \\, \ooo).
+func QuotePath(p string) string {
+	needs := false
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range p {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\v':
+			b.WriteString(`\v`)
+		default:
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+				for _, x := range []byte(string(r)) {
+					fmt.Fprintf(&b, "\\%03o", x)
+				}
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // display names a changed file for people and models.
@@ -191,6 +243,9 @@ func (c *Call) action(p *Plan) permission.Action {
 // mode the plan is staged instead of written; in a preview it is only
 // described.
 func (c *Call) Apply(ctx context.Context, p *Plan) (Result, error) {
+	if err := c.checkNewNames(p); err != nil {
+		return Failf("nothing was written: %v", err), nil
+	}
 	if err := c.refuseDirty(p); err != nil {
 		return Failf("nothing was written: %v", err), nil
 	}
@@ -340,6 +395,21 @@ func joinInts(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// checkNewNames refuses to create a file whose name holds a control
+// character: the diff the user approves would show it garbled, or as two
+// lines.
+func (c *Call) checkNewNames(p *Plan) error {
+	for _, ch := range p.Changes {
+		if ch.Kind == Move || (ch.Kind == Write && !ch.Existed) {
+			name := c.Env.Workspace.Rel(ch.Path.Abs)
+			if err := workspace.CheckNewName(name); err != nil {
+				return fmt.Errorf("the new name %s holds a control character (a line break, tab, escape or the like), which would garble the diff the user approves; Tether does not create such names. Choose a name without control characters", QuotePath(name))
+			}
+		}
+	}
+	return nil
+}
+
 // refuseDirty stops a change to a file the user is editing and has not
 // saved: the editor would then hold two versions and one would be lost.
 func (c *Call) refuseDirty(p *Plan) error {
@@ -355,24 +425,25 @@ func (c *Call) refuseDirty(p *Plan) error {
 
 // write applies an authorised plan: lock, compare, checkpoint, write. Then,
 // outside the locks, it waits briefly for the editor's fresh diagnostics.
-// A refusal found at the last moment (the file moved on) is a Result; a
-// fault of the disk or the undo store is an error, with a Result that says
-// what was and was not written.
+// A refusal found at the last moment (the file moved on, its owner cannot
+// be kept) is a Result; a fault of the disk or the undo store is an error,
+// with a Result that says what was and was not written.
 func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
-	var paths, written []string
+	ws := c.Env.Workspace
+	var keys, written []string
 	for _, ch := range p.Changes {
-		paths = append(paths, ch.Path.Real)
+		keys = append(keys, ws.Key(ch.Path.Real))
 		switch ch.Kind {
 		case Move:
-			paths = append(paths, ch.From.Real)
+			keys = append(keys, ws.Key(ch.From.Real))
 			written = append(written, ch.Path.Real)
 		case Write:
 			written = append(written, ch.Path.Real)
 		}
 	}
-	unlock := fileLocks.lock(paths)
+	unlock := fileLocks.lock(keys)
 	for _, ch := range p.Changes {
-		if err := verifyUnchanged(ch); err != nil {
+		if err := verifyUnchanged(c.confine, ch); err != nil {
 			unlock()
 			return Failf("nothing was written: %v", err), nil
 		}
@@ -388,6 +459,9 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 	for i, ch := range p.Changes {
 		if err := c.applyOne(ch); err != nil {
 			unlock()
+			if msg, ok := c.refusal(p, i, err); ok {
+				return Result{Content: msg, IsError: true, Diff: d}, nil
+			}
 			return Result{Content: c.faultReport(p, i, err), IsError: true, Diff: d}, err
 		}
 	}
@@ -396,11 +470,23 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 }
 
 // faultReport tells the model what a fault while writing change i of p
-// left behind: the changes before it were written, it and those after it
-// were not.
+// left behind: the changes before it were written, those after it were
+// not, and it was not made, unless the fault came after its rename (the
+// folder could not be synced), when it was.
 func (c *Call) faultReport(p *Plan, i int, err error) string {
 	name := c.display(p.Changes[i].Path)
-	msg := fmt.Sprintf("writing %s failed because of a fault on this machine, not in your call (%v), so %s was not changed.", name, err, name)
+	var msg string
+	if fsatomic.Done(err) {
+		msg = fmt.Sprintf("%s was changed as asked, but the disk did not confirm that the change is safely stored (%v): the file holds the new content now, and a power cut could still take it back. The change is in the undo checkpoint.", name, err)
+	} else {
+		msg = fmt.Sprintf("writing %s failed because of a fault on this machine, not in your call (%v), so %s was not changed.", name, err, name)
+	}
+	return c.around(p, i, msg) + " Tell the user."
+}
+
+// around adds to msg, about change i of p, which changes of the plan were
+// made before it and which were not tried after it.
+func (c *Call) around(p *Plan, i int, msg string) string {
 	if i > 0 {
 		var done []string
 		for _, ch := range p.Changes[:i] {
@@ -408,20 +494,92 @@ func (c *Call) faultReport(p *Plan, i int, err error) string {
 		}
 		msg += " These were written before it: " + strings.Join(done, ", ") + "; undo puts them back."
 	}
-	return msg + " Tell the user."
+	if i < len(p.Changes)-1 {
+		var left []string
+		for _, ch := range p.Changes[i+1:] {
+			left = append(left, c.display(ch.Path))
+		}
+		msg += " These were not changed: " + strings.Join(left, ", ") + "."
+	}
+	return msg
+}
+
+// refusal says what to do about a change the file itself does not allow:
+// one that would lose the file's owner, mode or attributes, a read-only
+// file, a file the process may not replace. These are not faults of the
+// machine; nothing of that change was made.
+func (c *Call) refusal(p *Plan, i int, err error) (string, bool) {
+	name := c.display(p.Changes[i].Path)
+	var me *fsatomic.MetadataError
+	var msg string
+	switch {
+	case errors.As(err, &me):
+		msg = fmt.Sprintf("Tether did not change %s: the new file could not keep the old one's %s (%v). Tether replaces a file only when the replacement keeps its owner, group, mode bits and extended attributes, so nothing was written. Tell the user: they can change the file themselves, or make it theirs (for example with chown) so that Tether may.", name, me.What, me.Err)
+	case errors.Is(err, fsatomic.ErrReadOnly):
+		msg = ReadOnlyAdvice(name)
+	case p.Changes[i].Kind == Move && errors.Is(err, fsatomic.ErrExists):
+		msg = fmt.Sprintf("%s appeared while this change waited, and move_file never overwrites, so nothing was moved. Choose another name, or read it and delete it first if it should go.", name)
+	case errors.Is(err, fs.ErrPermission):
+		msg = fmt.Sprintf("Tether may not change %s (%v): the file or its folder does not allow it (their permissions, or a flag such as immutable or append-only). Nothing was written. Tell the user.", name, err)
+	default:
+		return "", false
+	}
+	return c.around(p, i, msg), true
+}
+
+// ReadOnlyAdvice is the refusal of a change to a read-only file, with what
+// the user can do to allow it.
+func ReadOnlyAdvice(name string) string {
+	how := "make it writable (chmod u+w " + name + ")"
+	if runtime.GOOS == "windows" {
+		how = "clear its read-only attribute (attrib -r " + name + ", or the file's Properties)"
+	}
+	return fmt.Sprintf("%s is read-only, and Tether does not change read-only files, so nothing was written. If it should change, the user can %s and then ask again; do not try to work around it.", name, how)
+}
+
+// confine returns the opened folder real lies beneath, and real's path in
+// it: the project's memory folder for a memory file, else its workspace
+// folder. Every write goes through it, so it stays there at the moment of
+// the system call.
+func (c *Call) confine(real string) (*os.Root, string, error) {
+	if c.Env.Memory.Holds(real) {
+		return c.Env.Memory.Confine(real)
+	}
+	return c.Env.Workspace.Confine(real)
 }
 
 // verifyUnchanged refuses a change whose file moved on since it was planned
 // (the user typed while the approval was open, another tool wrote it).
-func verifyUnchanged(ch Change) error {
-	path := ch.Path.Real
+// What it reads, it reads beneath the folder confine opens.
+func verifyUnchanged(confine func(real string) (*os.Root, string, error), ch Change) error {
 	if ch.Kind == Move {
-		if _, err := os.Lstat(ch.Path.Real); err == nil {
+		root, rel, err := confine(ch.Path.Real)
+		if err != nil {
+			return err
+		}
+		if _, err := root.Lstat(rel); err == nil {
 			return fmt.Errorf("%s already exists; move_file never overwrites", ch.Path.Abs)
 		}
-		path = ch.From.Real
+		fromRoot, fromRel, err := confine(ch.From.Real)
+		if err != nil {
+			return err
+		}
+		// A move keeps the content; only the source's presence matters.
+		switch fi, err := fromRoot.Lstat(fromRel); {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s was removed while this change waited; read the folder again", ch.From.Abs)
+		case err != nil:
+			return err
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is no longer a regular file; read the folder again", ch.From.Abs)
+		}
+		return nil
 	}
-	cur, err := os.ReadFile(path)
+	root, rel, err := confine(ch.Path.Real)
+	if err != nil {
+		return err
+	}
+	cur, _, err := fsatomic.ReadFileIn(root, rel, maxChangeBytes+1)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if ch.Existed {
@@ -432,8 +590,6 @@ func verifyUnchanged(ch Change) error {
 		return err
 	case !ch.Existed:
 		return fmt.Errorf("%s was created by someone else while this change waited; read it first", ch.Path.Abs)
-	case ch.Kind == Move:
-		return nil
 	case !bytes.Equal(cur, ch.Before):
 		return fmt.Errorf("%s changed on disk while this change waited (the user or another tool wrote it); read it again and redo the edit", ch.Path.Abs)
 	}
@@ -459,57 +615,90 @@ func (c *Call) wrote(path string) {
 	}
 }
 
+// abandon tells the undo store that the change it saved paths for did not
+// happen, so the checkpoint lists no file that was not changed.
+func (c *Call) abandon(paths ...string) {
+	if c.Env.Checkpoints == nil {
+		return
+	}
+	for _, p := range paths {
+		if err := c.Env.Checkpoints.Abandon(c.RequestID, p); err != nil {
+			c.Log().Warn("dropping an undo entry for a change that did not happen", "path", p, "err", err)
+		}
+	}
+}
+
+// applyOne makes one change, every system call of it beneath the workspace
+// folder's os.Root, so that a folder swapped for a link to a place outside,
+// at any moment, makes it fail rather than write there. A change that
+// fails leaves nothing of itself: the folders it made are removed again
+// and its undo entry is dropped. An error for which fsatomic.Done holds
+// means the change was made but not confirmed durable.
 func (c *Call) applyOne(ch Change) error {
+	root, rel, err := c.confine(ch.Path.Real)
+	if err != nil {
+		return err
+	}
 	switch ch.Kind {
 	case Write:
 		if err := c.checkpoint(ch.Path.Real); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(ch.Path.Real), 0o755); err != nil {
-			return err
+		created, err := fsatomic.MkdirAllIn(root, filepath.Dir(rel), 0o755)
+		if err == nil {
+			err = fsatomic.WriteFileIn(root, rel, ch.After, 0o644)
 		}
-		if err := fsatomic.WriteFile(ch.Path.Real, ch.After, 0o644); err != nil {
+		if !fsatomic.Done(err) {
+			fsatomic.RemoveCreated(root, created)
+			c.abandon(ch.Path.Real)
 			return err
 		}
 		c.wrote(ch.Path.Real)
-		if fi, err := os.Stat(ch.Path.Real); err == nil && !ch.Unseen {
+		if fi, serr := root.Stat(rel); serr == nil && !ch.Unseen {
 			c.Session.AfterWrite(ch.Path.Real, fi, textfile.CountLines(ch.After), ch.FullyKnown)
 		} else {
 			c.Session.Forget(ch.Path.Real)
 		}
+		return err
 	case Delete:
 		if err := c.checkpoint(ch.Path.Real); err != nil {
 			return err
 		}
-		if err := os.Remove(ch.Path.Real); err != nil {
-			return err
-		}
-		if err := fsatomic.SyncDir(filepath.Dir(ch.Path.Real)); err != nil {
+		err := fsatomic.RemoveIn(root, rel)
+		if !fsatomic.Done(err) {
+			c.abandon(ch.Path.Real)
 			return err
 		}
 		c.wrote(ch.Path.Real)
 		c.Session.Forget(ch.Path.Real)
+		return err
 	case Move:
+		fromRoot, fromRel, err := c.confine(ch.From.Real)
+		if err != nil {
+			return err
+		}
 		if err := c.checkpoint(ch.From.Real); err != nil {
 			return err
 		}
 		if err := c.checkpoint(ch.Path.Real); err != nil {
+			c.abandon(ch.From.Real)
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(ch.Path.Real), 0o755); err != nil {
-			return err
+		created, err := fsatomic.MkdirAllIn(root, filepath.Dir(rel), 0o755)
+		if err == nil {
+			err = fsatomic.RenameNoReplaceIn(fromRoot, fromRel, root, rel)
 		}
-		if err := fsatomic.RenameNoReplace(ch.From.Real, ch.Path.Real); err != nil {
-			if errors.Is(err, fsatomic.ErrExists) {
-				return fmt.Errorf("%s already exists; move_file never overwrites", ch.Path.Abs)
-			}
+		if !fsatomic.Done(err) {
+			fsatomic.RemoveCreated(root, created)
+			c.abandon(ch.From.Real, ch.Path.Real)
 			return err
 		}
 		c.wrote(ch.From.Real)
 		c.wrote(ch.Path.Real)
-		if fi, err := os.Stat(ch.Path.Real); err == nil {
+		if fi, serr := root.Stat(rel); serr == nil {
 			c.Session.Moved(ch.From.Real, ch.Path.Real, fi)
 		}
+		return err
 	}
 	return nil
 }

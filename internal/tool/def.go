@@ -187,10 +187,10 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 		}
 	}
 	if err := t.resolved.Validate(instance); err != nil {
-		return args, errors.New(cleanValidation(err.Error()))
+		return args, errors.New(explainArgs(t.resolved.Schema(), instance, cleanValidation(err.Error())))
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return args, err
+		return args, explainDecode(t.resolved.Schema(), err)
 	}
 	return args, nil
 }

@@ -38,6 +38,8 @@ func pathAdvice(arg string, err error) error {
 		return errors.New("path contains a NUL byte, which no file name can hold; remove it")
 	case errors.Is(err, workspace.ErrTilde):
 		return fmt.Errorf("path %q starts with ~, which is not expanded: pass an absolute path or one relative to the workspace", arg)
+	case errors.Is(err, workspace.ErrURI):
+		return fmt.Errorf("path %q is a URI Tether cannot use: only file:// URIs of this machine are taken (as the absolute path they name); otherwise pass a plain path, relative to the workspace or absolute", arg)
 	case errors.Is(err, workspace.ErrDanglingLink):
 		return fmt.Errorf("%s is a symbolic link to a missing target; Tether will not follow it. Ask the user what it should point to", arg)
 	}
@@ -118,9 +120,30 @@ func StatFile(loc workspace.Location, display string) (fs.FileInfo, error) {
 	case fi.IsDir():
 		return nil, fmt.Errorf("%s is a directory, not a file. Use list_dir to see what is in it", display)
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s)", display, fi.Mode().Type())
+		return nil, fmt.Errorf("%s is not a regular file but %s; only regular files are read or changed", display, DescribeType(fi.Mode()))
 	}
 	return fi, nil
+}
+
+// DescribeType names what a path that is not a regular file is, in words.
+func DescribeType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return "not a regular file"
 }
 
 // RequireRead enforces the read guardrails before a change to an existing

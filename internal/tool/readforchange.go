@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tether-dev/tether/internal/edit"
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/internal/workspace"
 )
@@ -43,16 +44,27 @@ type Current struct {
 // LoadForChange reads an existing file a tool is about to change, after the
 // guardrails every such change shares: a regular text file, read as much as
 // need says, and unchanged since.
+//
+// The file is read beneath its workspace folder's os.Root, never waiting on
+// a named pipe, and a read-only file is refused here, before anyone is
+// asked to approve a change that could not be written.
 func (c *Call) LoadForChange(loc workspace.Location, verb string, need ReadNeed) (Current, error) {
 	name := c.Env.Workspace.Rel(loc.Abs)
 	fi, err := StatFile(loc, name)
 	if err != nil {
 		return Current{}, err
 	}
+	if fsatomic.IsReadOnly(fi) {
+		return Current{}, errors.New(ReadOnlyAdvice(name))
+	}
 	if fi.Size() > maxChangeBytes {
 		return Current{}, fmt.Errorf("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, HumanBytes(fi.Size()), HumanBytes(maxChangeBytes), verb)
 	}
-	data, err := os.ReadFile(loc.Real)
+	root, rel, err := c.confine(loc.Real)
+	if err != nil {
+		return Current{}, fmt.Errorf("%s is outside the workspace folders; Tether only changes files inside them", name)
+	}
+	data, _, err := fsatomic.ReadFileIn(root, rel, maxChangeBytes+1)
 	if err != nil {
 		return Current{}, fmt.Errorf("cannot read %s: %v", name, err)
 	}
@@ -145,7 +157,7 @@ func (c *Call) LocatePlainFile(arg, verb, dirAdvice string) (workspace.Location,
 	case fi.IsDir():
 		return loc, nil, fmt.Errorf("%s is a directory; %s", name, dirAdvice)
 	case !fi.Mode().IsRegular():
-		return loc, nil, fmt.Errorf("%s is not a regular file (%s); Tether will not %s it", name, fi.Mode().Type(), verb)
+		return loc, nil, fmt.Errorf("%s is not a regular file but %s; Tether will not %s it", name, DescribeType(fi.Mode()), verb)
 	}
 	return loc, fi, nil
 }

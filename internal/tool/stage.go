@@ -31,9 +31,10 @@ func (c *Call) stage(p *Plan, d string) (Result, error) {
 }
 
 // ApplyStaged writes a staged change, as the user asked, after the same
-// checks as any change: paths still inside the workspace, no unsaved
-// editor buffer, and every file exactly as it was when the change was
-// staged. It needs no approval: applying it is the user's own act.
+// checks as any change: paths still inside the workspace, names fit for a
+// diff, no unsaved editor buffer, and every file exactly as it was when
+// the change was staged. It is written through the same confined path as
+// any change. It needs no approval: applying it is the user's own act.
 func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error) {
 	p := &Plan{Title: e.Title, Done: "Applied the staged change " + e.ID + ": " + e.Title + "."}
 	for _, sc := range e.Changes {
@@ -53,6 +54,9 @@ func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error)
 			}
 		}
 		p.Changes = append(p.Changes, ch)
+	}
+	if err := c.checkNewNames(p); err != nil {
+		return Failf("cannot apply %s, so nothing was written: %v", e.ID, err), nil
 	}
 	if err := c.refuseDirty(p); err != nil {
 		return Failf("nothing was written: %v", err), nil

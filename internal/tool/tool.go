@@ -92,6 +92,10 @@ type Checkpointer interface {
 	// Wrote tells the store what Tether left at path, so undo can tell a
 	// later change by someone else from its own.
 	Wrote(requestID, path string) error
+	// Abandon tells the store that the change Save was called for did not
+	// happen (the write failed): a path saved only for it leaves the
+	// checkpoint, so undo never lists a file that was not changed.
+	Abandon(requestID, path string) error
 }
 
 // Settings are the knobs of a connection (or one CLI run) that change how

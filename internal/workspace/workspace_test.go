@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,139 @@ func TestRelAndRoots(t *testing.T) {
 	os.WriteFile(f, nil, 0o644)
 	if _, err := New(f); err == nil {
 		t.Error("a file accepted as a folder")
+	}
+}
+
+func TestFileURIsAreAbsolutePaths(t *testing.T) {
+	root := t.TempDir()
+	ws, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	root = ws.Primary()
+	uri := "file://" + filepath.ToSlash(filepath.Join(root, "src", "a b.go"))
+	uri = strings.ReplaceAll(uri, " ", "%20")
+	for _, arg := range []string{uri, strings.Replace(uri, "file://", "FILE://", 1), strings.Replace(uri, "file://", "file://localhost", 1)} {
+		abs, err := ws.Abs(arg)
+		if err != nil || abs != filepath.Join(root, "src", "a b.go") {
+			t.Errorf("Abs(%q) = %q, %v", arg, abs, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "file:")); !os.IsNotExist(err) {
+		t.Fatal("a folder named file: exists")
+	}
+	for _, bad := range []string{"file://otherhost/etc/passwd", "file://", "file://%00x"} {
+		if _, err := ws.Abs(bad); !errors.Is(err, ErrURI) {
+			t.Errorf("Abs(%q) = %v, want ErrURI", bad, err)
+		}
+	}
+	// A name that merely starts with "file:" stays a relative name.
+	if abs, err := ws.Abs("file:notes.txt"); err != nil || abs != filepath.Join(root, "file:notes.txt") {
+		t.Errorf("Abs(file:notes.txt) = %q, %v", abs, err)
+	}
+}
+
+func TestCheckNewNameRefusesControlCharacters(t *testing.T) {
+	for _, name := range []string{"a\nb.txt", "a\rb", "tab\there", "esc\x1b[31m", "del\x7f", "nel\u0085", "ls\u2028x", "ps\u2029x"} {
+		if err := CheckNewName(name); !errors.Is(err, ErrControlChar) {
+			t.Errorf("CheckNewName(%q) = %v, want ErrControlChar", name, err)
+		}
+	}
+	for _, name := range []string{"a.txt", "dir/ü ñ 日本.go", "with space", "quote\"and\\back"} {
+		if err := CheckNewName(name); err != nil {
+			t.Errorf("CheckNewName(%q) = %v", name, err)
+		}
+	}
+}
+
+func TestConfineGivesTheRootAndTheNameBelowIt(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	ws, err := New(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := ws.Roots()[0].Path, ws.Roots()[1].Path
+	root, rel, err := ws.Confine(filepath.Join(rb, "x", "y.go"))
+	if err != nil || rel != filepath.Join("x", "y.go") || root.Name() != rb {
+		t.Fatalf("Confine in the second root: %v %q %v", root, rel, err)
+	}
+	if _, rel, err := ws.Confine(ra); err != nil || rel != "." {
+		t.Fatalf("Confine of the root itself: %q %v", rel, err)
+	}
+	if _, _, err := ws.Confine(ra + "-sibling/x"); !errors.Is(err, ErrOutside) {
+		t.Fatalf("Confine of a prefix sibling: %v", err)
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+	root, rel, _ = ws.Confine(filepath.Join(ra, "f"))
+	if _, err := root.Create(rel); err == nil {
+		t.Fatal("a closed workspace still writes")
+	}
+}
+
+// TestCaseFoldingRoots judges containment and keys as a file system that
+// ignores case would, on a folder detected as one.
+func TestCaseFoldingRoots(t *testing.T) {
+	saved := foldsCase
+	foldsCase = func(string) bool { return true }
+	t.Cleanup(func() { foldsCase = saved })
+	dir := t.TempDir()
+	ws, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	root := ws.Primary()
+	upper := strings.ToUpper(root)
+	if upper == root {
+		t.Skip("the temporary folder's path has no letters")
+	}
+	if !ws.Contains(filepath.Join(upper, "A.go")) {
+		t.Error("a path spelt in another case is outside")
+	}
+	if ws.Key(filepath.Join(root, "A.go")) != ws.Key(filepath.Join(root, "a.go")) {
+		t.Error("A.go and a.go have different keys")
+	}
+	if _, rel, err := ws.Confine(filepath.Join(upper, "Sub", "A.go")); err != nil || rel != filepath.Join("Sub", "A.go") {
+		t.Errorf("Confine in another case: %q %v", rel, err)
+	}
+	if ws.Contains(upper + "X/a.go") {
+		t.Error("a prefix sibling is inside")
+	}
+}
+
+// TestFoldsCaseDetection looks at the real file system of a temporary
+// folder: an entry under its swapped-case name is either the same file
+// (case ignored) or absent (case kept).
+func TestFoldsCaseDetection(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Probe.txt"), nil, 0o644)
+	_, err := os.Stat(filepath.Join(dir, "pROBE.TXT"))
+	want := err == nil
+	if got := foldsCase(dir); got != want {
+		t.Errorf("foldsCase = %v, but the file system answers %v", got, want)
+	}
+	ws, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if ws.Roots()[0].FoldsCase != want {
+		t.Errorf("Root.FoldsCase = %v, want %v", ws.Roots()[0].FoldsCase, want)
+	}
+}
+
+func TestPaths(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	ws, err := New(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	got := ws.Paths()
+	if len(got) != 2 || got[0] != ws.Primary() || got[1] != ws.Roots()[1].Path {
+		t.Fatalf("Paths = %v", got)
 	}
 }

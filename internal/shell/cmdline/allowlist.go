@@ -41,6 +41,9 @@ type Allowed struct {
 // shell would otherwise turn a harmless-looking word into options or
 // paths nobody saw (`rg $X` with X="--pre=./evil").
 func (a *Analysis) AllowList(o Options) Allowed {
+	if a.err == errNotParsed {
+		return Allowed{Why: a.Unknowable}
+	}
 	if a.err != nil || a.file == nil {
 		return Allowed{Why: "it could not be parsed"}
 	}

@@ -11,6 +11,7 @@
 package cmdline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -44,6 +45,15 @@ type Analysis struct {
 	file *syntax.File
 	err  error
 }
+
+// Unparsed is the analysis of a command line in a language Tether does
+// not parse (PowerShell): its programs cannot be known, so it always asks,
+// and nothing in it is on the allow-list.
+func Unparsed(command, why string) *Analysis {
+	return &Analysis{Command: command, Unknowable: why, err: errNotParsed}
+}
+
+var errNotParsed = errors.New("not parsed")
 
 // Analyze parses a command line as bash and finds the programs it would run.
 func Analyze(command string) *Analysis {
