@@ -1,15 +1,18 @@
 // approval/request: an edit opens as a diff to review hunk by hunk; a
-// command, a fetch, a path outside the workspace or a memory write is a
-// prompt that shows exactly what would happen.
+// command, a fetch, a path outside the workspace or a memory write is
+// answered from the chat's confirmation when the user gave one there
+// (confirm.ts), else asked in a Tether prompt that shows exactly what would
+// happen.
 
 import * as vscode from "vscode";
 import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
 
 import type { Daemon } from "./daemon";
 import { errorText } from "./daemon";
+import { Grants, promptChoices } from "./confirm";
 import { EditReview } from "./editReview";
 import type { Answer } from "./hunks";
-import { OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
+import { OpenReviewCommand, OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
 import { ProposalFs } from "./proposalFs";
 import {
   AnswerAlways,
@@ -78,6 +81,28 @@ export function promptAnswer(choice: string | undefined): ApprovalRequestResult 
   return { answer: b ? b.answer : AnswerSkip };
 }
 
+interface PromptItem extends vscode.QuickPickItem {
+  answer: Answer;
+}
+
+/** The items of Tether's prompt: Yes, Always (with what it allows), Skip, No. */
+export function promptItems(p: ApprovalRequestParams): PromptItem[] {
+  return promptChoices.map((c) => ({ label: c.label, description: c.detail(p), answer: c.answer }));
+}
+
+/** The lens row at the top of a proposal: the review's answers, labelled. */
+export const reviewActions: { title: string; command: string; tip: (p: ApprovalRequestParams) => string }[] = [
+  { title: "$(check) Approve", command: "tether.approve", tip: () => "Write the change as it stands in this proposal" },
+  { title: "$(close) Reject", command: "tether.reject", tip: () => "Do not write it; the agent stops and asks you how to go on" },
+  { title: "$(check-all) Always", command: "tether.approveAlways", tip: (p) => `Write it, and from now on allow ${p.alwaysScope || "such changes"}` },
+  { title: "$(debug-step-over) Skip", command: "tether.skip", tip: () => "Do not write it; the agent carries on without it" },
+];
+
+/** The status bar's words for the changes waiting: "Tether: 1 change to review". */
+export function reviewStatusText(n: number): string {
+  return `$(diff) Tether: ${n} change${n === 1 ? "" : "s"} to review`;
+}
+
 export class Approvals implements vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
   private readonly prompts = new Set<() => void>();
@@ -85,12 +110,20 @@ export class Approvals implements vscode.Disposable {
   private readonly originals = new Map<string, string>();
   private readonly lensEmitter = new vscode.EventEmitter<void>();
   private readonly subs: vscode.Disposable[] = [];
+  private readonly status: vscode.StatusBarItem;
+  private readonly saving = new Set<string>();
   private seq = 0;
 
   constructor(
     daemon: Daemon,
     private readonly log: vscode.LogOutputChannel,
+    /** Answers the user already gave in the chat's confirmation. */
+    readonly grants: Grants = new Grants(),
   ) {
+    this.status = vscode.window.createStatusBarItem("tether.review", vscode.StatusBarAlignment.Right, 101);
+    this.status.name = "Tether review";
+    this.status.command = OpenReviewCommand;
+    this.status.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
     daemon.onRequest(MethodApprovalRequest, (p: ApprovalRequestParams, token: RpcCancellationToken) => this.handle(p, token));
     this.subs.push(
       daemon.onDidStop(() => this.skipAll()),
@@ -105,6 +138,7 @@ export class Approvals implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme === ProposedScheme) {
           this.lensEmitter.fire();
+          this.keepSaved(e.document);
         }
       }),
       vscode.window.tabGroups.onDidChangeTabs((e) => this.tabsClosed(e.closed)),
@@ -112,6 +146,11 @@ export class Approvals implements vscode.Disposable {
   }
 
   handle(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    const granted = this.grants.take(p);
+    if (granted) {
+      this.log.info(`approval ${p.title}: ${granted} (answered in the chat)`);
+      return Promise.resolve({ answer: granted });
+    }
     return isReviewable(p) ? this.review(p, token) : this.prompt(p, token);
   }
 
@@ -146,23 +185,49 @@ export class Approvals implements vscode.Disposable {
     });
   }
 
+  /**
+   * Tether's own prompt, for what the chat's confirmation did not answer:
+   * a quick pick at the top of the window that takes the keyboard and stays
+   * until answered (Escape skips), never a toast in the corner.
+   */
   private async prompt(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
-    const { text, warn } = promptMessage(p);
-    const labels = buttons.map((b) => b.label);
+    const { text } = promptMessage(p);
+    const qp = vscode.window.createQuickPick<PromptItem>();
+    qp.title = text.replace(/\. “Always” allows .*$/, "");
+    qp.placeholder = "Tether asks before it goes on: pick an answer";
+    qp.items = promptItems(p);
+    qp.ignoreFocusOut = true;
+    qp.matchOnDescription = true;
     let cancelled!: () => void;
     const cancel = new Promise<undefined>((resolve) => (cancelled = () => resolve(undefined)));
     this.prompts.add(cancelled);
     const sub = token.onCancellationRequested(cancelled);
     try {
-      const shown = warn ? vscode.window.showWarningMessage(text, ...labels) : vscode.window.showInformationMessage(text, ...labels);
-      const choice = await Promise.race([shown, cancel]);
-      const result = promptAnswer(choice);
+      const picked = new Promise<PromptItem | undefined>((resolve) => {
+        qp.onDidAccept(() => resolve(qp.selectedItems[0]));
+        qp.onDidHide(() => resolve(undefined));
+      });
+      qp.show();
+      const choice = await Promise.race([picked, cancel]);
+      const result: ApprovalRequestResult = { answer: choice ? choice.answer : AnswerSkip };
       this.log.info(`approval ${p.title}: ${result.answer}`);
       return result;
     } finally {
       sub.dispose();
       this.prompts.delete(cancelled);
+      qp.hide();
+      qp.dispose();
     }
+  }
+
+  /** Shows the change waiting for review (the first, when several wait). */
+  async openReview(): Promise<void> {
+    const entry = this.find(undefined) ?? [...this.pending.values()][0];
+    if (!entry) {
+      void vscode.window.showInformationMessage("No Tether change is waiting for review.");
+      return;
+    }
+    await entry.review.open(false);
   }
 
   /**
@@ -222,14 +287,21 @@ export class Approvals implements vscode.Disposable {
       return [];
     }
     const top = new vscode.Range(0, 0, 0, 0);
-    if (entry.review.editedText() !== undefined) {
+    const actions = reviewActions.map(
+      (a) => new vscode.CodeLens(top, { title: a.title, command: a.command, tooltip: a.tip(entry.review.params), arguments: [doc.uri.toString()] }),
+    );
+    const edited = entry.review.firstEditedLine();
+    if (edited !== undefined) {
+      // Above the user's first change, where they are looking.
+      const at = new vscode.Range(edited, 0, edited, 0);
       return [
-        new vscode.CodeLens(top, { title: "$(edit) Edited by you: approving writes this text", command: "" }),
-        new vscode.CodeLens(top, { title: "Undo my edits", command: "tether.resetProposal", arguments: [doc.uri.toString()] }),
+        ...actions,
+        new vscode.CodeLens(at, { title: "$(edit) Edited by you: approving writes this text", command: "" }),
+        new vscode.CodeLens(at, { title: "Undo my edits", command: "tether.resetProposal", arguments: [doc.uri.toString()] }),
       ];
     }
     const places = entry.review.places();
-    return places.map((p, i) => {
+    return [...actions, ...places.map((p, i) => {
       const n = `${i + 1}/${places.length}`;
       const title = p.kept ? `$(close) Drop hunk ${n}` : `$(check) Keep hunk ${n} (dropped)`;
       return new vscode.CodeLens(new vscode.Range(p.line, 0, p.line, 0), {
@@ -237,7 +309,29 @@ export class Approvals implements vscode.Disposable {
         command: "tether.toggleHunk",
         arguments: [doc.uri.toString(), p.id],
       });
-    });
+    })];
+  }
+
+  /**
+   * Keeps what the user types into a proposal saved (to memory), so the
+   * editor never counts it among the workspace's unsaved files. It is saved
+   * without formatting: save participants must not rewrite a proposal.
+   */
+  private keepSaved(doc: vscode.TextDocument): void {
+    const key = doc.uri.toString();
+    if (!doc.isDirty || this.saving.has(key) || !this.pending.has(key)) {
+      return;
+    }
+    this.saving.add(key);
+    setTimeout(() => {
+      this.saving.delete(key);
+      if (!doc.isDirty || doc.isClosed) {
+        return;
+      }
+      const active = vscode.window.activeTextEditor?.document.uri.toString() === key;
+      const save = active ? vscode.commands.executeCommand("workbench.action.files.saveWithoutFormatting") : Promise.resolve();
+      void Promise.resolve(save).catch((e: unknown) => this.log.debug(`saving the proposal: ${errorText(e)}`));
+    }, 0);
   }
 
   /** Saves the proposal (so closing asks nothing), closes its diff, forgets it. */
@@ -313,11 +407,20 @@ export class Approvals implements vscode.Disposable {
   }
 
   private updateContext(): void {
-    void vscode.commands.executeCommand("setContext", ReviewingContext, this.pending.size > 0);
+    const n = this.pending.size;
+    void vscode.commands.executeCommand("setContext", ReviewingContext, n > 0);
+    if (n > 0) {
+      this.status.text = reviewStatusText(n);
+      this.status.tooltip = `${[...this.pending.values()].map((e) => e.review.params.title).join("\n")}\n\nClick to show it.`;
+      this.status.show();
+    } else {
+      this.status.hide();
+    }
   }
 
   dispose(): void {
     this.skipAll();
+    this.status.dispose();
     this.lensEmitter.dispose();
     for (const s of this.subs) {
       s.dispose();

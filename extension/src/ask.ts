@@ -29,14 +29,21 @@ export function askAnswer(picked: AskItem | undefined, typed: string): UserAskRe
   return text ? { answer: text } : "needs-text";
 }
 
+/** The question as a title: on one line, which is all a title shows. */
+export function askTitle(question: string): string {
+  return question.replace(/\s+/g, " ").trim() || "Tether asks";
+}
+
 export async function ask(q: UserAskParams, token?: RpcCancellationToken): Promise<UserAskResult> {
   const items: AskItem[] = (q.options ?? []).map((o) => ({ label: o }));
   if (q.allowFreeText) {
     items.push({ label: freeTextLabel, freeText: true, alwaysShow: true, description: "or type it in the box above" });
   }
   const qp = vscode.window.createQuickPick<AskItem>();
-  qp.title = "Tether asks";
-  qp.placeholder = q.question;
+  // The question is the title, which stays while the user types; the
+  // placeholder vanishes with the first key.
+  qp.title = askTitle(q.question);
+  qp.placeholder = q.allowFreeText ? "Pick an answer, or type your own and press Enter" : "Pick an answer";
   qp.items = items;
   qp.ignoreFocusOut = true;
   const picked = await new Promise<{ item: AskItem | undefined; typed: string }>((resolve) => {
@@ -67,7 +74,7 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken): Promi
   if (token?.isCancellationRequested) {
     return { cancelled: true };
   }
-  const text = await vscode.window.showInputBox({ title: "Tether asks", prompt: q.question, ignoreFocusOut: true });
+  const text = await vscode.window.showInputBox({ title: askTitle(q.question), prompt: "Type your answer", ignoreFocusOut: true });
   return text && text.trim() ? { answer: text.trim() } : { cancelled: true };
 }
 

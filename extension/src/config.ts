@@ -10,9 +10,14 @@ export interface TetherConfig {
   logLevel: string;
   undoKeep: number;
   shellTimeout: number;
+  /** Longest wait for fresh diagnostics after a change, in ms; 0: do not wait. */
+  diagnosticsSettleMs: number;
 }
 
 export const configSection = "tether";
+
+/** tether.diagnostics.settleMs when unset; the daemon's own default. */
+export const defaultSettleMs = 3000;
 
 export function readConfig(): TetherConfig {
   const c = vscode.workspace.getConfiguration(configSection);
@@ -22,6 +27,7 @@ export function readConfig(): TetherConfig {
     logLevel: c.get<string>("logLevel", "info"),
     undoKeep: c.get<number>("undo.keep", 20),
     shellTimeout: c.get<number>("shell.defaultTimeout", 120),
+    diagnosticsSettleMs: c.get<number>("diagnostics.settleMs", defaultSettleMs),
   };
 }
 
@@ -32,6 +38,8 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
     logLevel: cfg.logLevel,
     undoKeep: cfg.undoKeep,
     shellTimeout: cfg.shellTimeout,
+    // The daemon reads 0 as its default and a negative value as "do not wait".
+    diagnosticsSettleMs: cfg.diagnosticsSettleMs > 0 ? Math.round(cfg.diagnosticsSettleMs) : -1,
   };
   if (rgPath) {
     s.rgPath = rgPath;

@@ -16,6 +16,7 @@ import {
 } from "vscode-jsonrpc/node";
 
 import { RestartPolicy } from "./backoff";
+import { logDaemonLine } from "./daemonLog";
 import { daemonSettings, readConfig } from "./config";
 import { Exists, daemonPath, ensureExecutable, fileExists, findRipgrep, platformDir } from "./paths";
 import {
@@ -106,7 +107,7 @@ export class Daemon implements vscode.Disposable {
     return this.proc?.pid;
   }
 
-  /** Why the daemon last failed, for the status bar's tooltip. */
+  /** Why the daemon is down (restarting, or failed), for the status bar's tooltip. */
   get error(): string | undefined {
     return this.lastError;
   }
@@ -260,7 +261,7 @@ export class Daemon implements vscode.Disposable {
     proc.on("error", (e) => this.opts.log.error(`daemon process: ${e.message}`));
     proc.on("exit", (code, signal) => this.exited(gen, code, signal));
     if (proc.stderr) {
-      readline.createInterface({ input: proc.stderr }).on("line", (line) => this.opts.log.info(`[daemon] ${line}`));
+      readline.createInterface({ input: proc.stderr }).on("line", (line) => logDaemonLine(this.opts.log, line));
     }
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!), {
       error: (m) => this.opts.log.error(m),
@@ -347,6 +348,7 @@ export class Daemon implements vscode.Disposable {
       void this.reportFailure(this.lastError);
       return;
     }
+    this.lastError = `The Tether daemon stopped (${why}) after ${seconds(uptime)}; it is restarted in ${seconds(delay)} (restart ${this.policy.attempts} of ${this.policy.limit}).`;
     this.setState("restarting");
     this.opts.log.info(`restarting the daemon in ${delay} ms`);
     this.restartTimer = this.schedule(() => {
@@ -365,7 +367,7 @@ export class Daemon implements vscode.Disposable {
   }
 
   private logMessage(p: { type?: number; message?: string }): void {
-    const text = `[daemon] ${p.message ?? ""}`;
+    const text = p.message ?? "";
     switch (p.type) {
       case 1:
         this.opts.log.error(text);
@@ -387,6 +389,10 @@ export class Daemon implements vscode.Disposable {
       this.stateEmitter.fire(s);
     }
   }
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function exitText(code: number | null, signal: NodeJS.Signals | null): string {

@@ -13,7 +13,8 @@ import { DiagnosticsFeeder } from "./diagnostics";
 import { InfoDocuments } from "./infoDocuments";
 import { PlanView } from "./plan";
 import { StatusItem } from "./status";
-import { registerTools } from "./tools";
+import { RequestLog } from "./requestLog";
+import { newToolContext, registerTools } from "./tools";
 
 let daemon: Daemon | undefined;
 let approvals: Approvals | undefined;
@@ -23,6 +24,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const pkg = context.extension.packageJSON as { version?: string; contributes?: { languageModelTools?: { name: string }[] } };
   daemon = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
   approvals = new Approvals(daemon, log);
+  const tools = newToolContext(approvals.grants, new RequestLog(context.workspaceState));
   const docs = new InfoDocuments();
   registerAsk(daemon);
   context.subscriptions.push(
@@ -31,8 +33,8 @@ export function activate(context: vscode.ExtensionContext): void {
     new DiagnosticsFeeder(daemon),
     new PlanView(daemon),
     docs,
-    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log),
-    ...registerCommands(daemon, approvals, docs, log),
+    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, tools),
+    ...registerCommands(daemon, approvals, docs, log, tools.ledger, tools.requests),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(configSection)) {
         void offerRestart(daemon!);

@@ -1,48 +1,98 @@
 import * as vscode from "vscode";
 
+import { ConfirmationLedger, Grants, callKey, confirmationMessages, isConfirmable } from "./confirm";
 import { Daemon, errorText } from "./daemon";
 import { ToolPrefix } from "./names";
-import { MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
+import { ApprovalEdit, ApprovalRequestParams, MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
 import { RequestIds } from "./requestIds";
+import { RequestLog } from "./requestLog";
+
+/** What the tools share: request ids, the chat's confirmations and the answers they gave, the log of requests. */
+export interface ToolContext {
+  ids: RequestIds;
+  ledger: ConfirmationLedger;
+  grants: Grants;
+  requests: RequestLog;
+  /** Each call's progress message from prepareInvocation, by callKey, until it runs. */
+  titles: Map<string, string>;
+}
+
+export function newToolContext(grants: Grants = new Grants(), requests: RequestLog = new RequestLog()): ToolContext {
+  return { ids: new RequestIds(), ledger: new ConfirmationLedger(), grants, requests, titles: new Map() };
+}
+
+/** The progress message of a call the daemon will stop to ask about. */
+export function waitingMessage(message: string, a: ApprovalRequestParams): string {
+  return a.kind === ApprovalEdit ? `${message}: waiting for your review` : `${message}: waiting for your approval`;
+}
 
 /**
  * One of the daemon's tools as VS Code sees it. It only forwards: the
- * daemon decides everything, including when to ask the user, which is why
- * prepareInvocation never returns confirmationMessages (Tether's own review
- * UI does the asking, with the diff).
+ * daemon decides everything, including when to ask the user. What the
+ * daemon will ask about a command, a fetch or a path outside the workspace
+ * is asked up front in VS Code's own confirmation in the chat, and the
+ * answer given there answers the daemon (confirm.ts); an edit is reviewed
+ * in Tether's diff, and the progress message says it waits for that.
  */
 export class TetherTool implements vscode.LanguageModelTool<unknown> {
+  private readonly ctx: ToolContext;
+
   constructor(
     private readonly daemon: Daemon,
     /** The daemon's name for it: read_file, not tether_read_file. */
     private readonly name: string,
-    private readonly ids: RequestIds,
+    ctx: RequestIds | ToolContext,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    this.ctx = ctx instanceof RequestIds ? { ...newToolContext(), ids: ctx } : ctx;
+  }
 
   async prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>,
     token: vscode.CancellationToken,
   ): Promise<vscode.PreparedToolInvocation> {
     const fallback = `Running ${this.name}`;
+    const input = options.input ?? {};
+    let res: ToolPrepareResult;
     try {
       // A preview has no chat request to belong to; it changes nothing.
-      const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId: "" };
-      const res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
-      return { invocationMessage: res.message || res.title || fallback };
+      const params: ToolCallParams = { name: this.name, arguments: input, requestId: "" };
+      res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
     } catch (e) {
       this.log.debug(`tools/prepare ${this.name}: ${errorText(e)}`);
+      this.ctx.ledger.preparedWithout(this.name, input);
       return { invocationMessage: fallback };
     }
+    const message = res.message || res.title || fallback;
+    remember(this.ctx.titles, callKey(this.name, input), message);
+    const approval = res.needsApproval ? res.approval : undefined;
+    if (!approval) {
+      this.ctx.ledger.preparedWithout(this.name, input);
+      return { invocationMessage: message };
+    }
+    if (isConfirmable(approval) && !this.ctx.ledger.approvesByItself(this.name)) {
+      const c = this.ctx.ledger.prepared(this.name, input, approval);
+      return { invocationMessage: message, confirmationMessages: confirmationMessages(approval, c.id) };
+    }
+    this.ctx.ledger.preparedWithout(this.name, input);
+    return { invocationMessage: waitingMessage(message, approval) };
   }
 
   async invoke(
     options: vscode.LanguageModelToolInvocationOptions<unknown>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const requestId = this.ids.begin(options.toolInvocationToken);
+    const requestId = this.ctx.ids.begin(options.toolInvocationToken);
+    const input = options.input ?? {};
+    // The answer the user gave in the chat's confirmation answers the
+    // daemon's approval/request for this step, while this call runs.
+    const confirmed = this.ctx.ledger.claim(this.name, input);
+    const grant = confirmed ? this.ctx.grants.add(requestId, confirmed.approval, confirmed.answer) : undefined;
+    const key = callKey(this.name, input);
+    const title = this.ctx.titles.get(key);
+    this.ctx.titles.delete(key);
     try {
-      const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId };
+      const params: ToolCallParams = { name: this.name, arguments: input, requestId };
       const budget = options.tokenizationOptions?.tokenBudget;
       if (typeof budget === "number" && budget > 0) {
         params.tokenBudget = Math.floor(budget);
@@ -50,6 +100,8 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       const res = await this.daemon.request<ToolCallResult>(MethodToolsCall, params, token);
       if (res.isError) {
         this.log.debug(`${this.name} answered an error: ${res.content}`);
+      } else {
+        this.ctx.requests.record(requestId, title ?? "", res.diff);
       }
       // An error result is still the model's to read: it says what to do next.
       return textResult(modelText(res, params.tokenBudget));
@@ -57,8 +109,18 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       this.log.warn(`tools/call ${this.name}: ${errorText(e)}`);
       return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
     } finally {
-      this.ids.end(options.toolInvocationToken);
+      grant?.dispose();
+      this.ctx.ids.end(options.toolInvocationToken);
     }
+  }
+}
+
+/** Sets a key in a map kept to its newest entries. */
+function remember(m: Map<string, string>, key: string, value: string): void {
+  m.delete(key);
+  m.set(key, value);
+  if (m.size > 64) {
+    m.delete(m.keys().next().value!);
   }
 }
 
@@ -98,9 +160,9 @@ export function registerTools(
   daemon: Daemon,
   contributed: readonly string[],
   log: vscode.LogOutputChannel,
-  ids: RequestIds = new RequestIds(),
+  ctx: ToolContext = newToolContext(),
 ): vscode.Disposable[] {
   return contributed
     .filter((n) => n.startsWith(ToolPrefix))
-    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ids, log)));
+    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ctx, log)));
 }

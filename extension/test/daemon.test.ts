@@ -74,7 +74,7 @@ test("start runs `tether serve` and initializes with the editor's capabilities a
   const params = init.params as any;
   assert.deepEqual(params.capabilities, { diagnostics: true, approval: true, askUser: true, todo: true });
   assert.deepEqual(params.workspaceFolders, [{ uri: "file:///ws", name: "ws" }]);
-  assert.deepEqual(params.settings, { permissionMode: "acceptEdits", logLevel: "info", undoKeep: 7, shellTimeout: 120 });
+  assert.deepEqual(params.settings, { permissionMode: "acceptEdits", logLevel: "info", undoKeep: 7, shellTimeout: 120, diagnosticsSettleMs: 3000 });
   assert.deepEqual(params.clientInfo, { name: "tether-vscode", version: "1.2.3" });
   await until(() => r.procs[0].received.length > 1, "initialized");
   assert.equal(r.procs[0].received[1].method, "initialized");

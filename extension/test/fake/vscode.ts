@@ -445,7 +445,23 @@ function logChannel(name: string) {
 export const window = {
   createOutputChannel: (name: string) => logChannel(name),
   createStatusBarItem: (id: string) => {
-    const item = { id, text: "", tooltip: undefined as unknown, command: undefined, name: "", backgroundColor: undefined, show() {}, dispose() {} };
+    const item = {
+      id,
+      text: "",
+      tooltip: undefined as unknown,
+      command: undefined as unknown,
+      name: "",
+      backgroundColor: undefined as unknown,
+      accessibilityInformation: undefined as unknown,
+      visible: false,
+      show() {
+        this.visible = true;
+      },
+      hide() {
+        this.visible = false;
+      },
+      dispose() {},
+    };
     fake.statusItems.push(item);
     return item;
   },
@@ -498,9 +514,27 @@ export const workspace = {
   get textDocuments() {
     return fake.documents;
   },
-  registerFileSystemProvider: (scheme: string, p: unknown) => {
+  registerFileSystemProvider: (scheme: string, p: any) => {
     fake.fileSystems.set(scheme, p);
-    return new Disposable(() => fake.fileSystems.delete(scheme));
+    // As the editor does: a document without unsaved changes is reloaded
+    // when its file changes.
+    const sub = p.onDidChangeFile?.((events: { type: FileChangeType; uri: Uri }[]) => {
+      for (const e of events) {
+        const doc = fake.document(e.uri);
+        if (e.type !== FileChangeType.Changed || !doc || doc.isDirty) {
+          continue;
+        }
+        const text = Buffer.from(p.readFile(e.uri)).toString("utf8");
+        if (text !== doc.getText()) {
+          doc.setText(text);
+          queueMicrotask(() => fake.events.changeDocument.fire({ document: doc, contentChanges: [] }));
+        }
+      }
+    });
+    return new Disposable(() => {
+      sub?.dispose();
+      fake.fileSystems.delete(scheme);
+    });
   },
   registerTextDocumentContentProvider: (scheme: string, p: unknown) => {
     fake.contentProviders.set(scheme, p);

@@ -19,7 +19,7 @@ import { InfoDocuments } from "../../src/infoDocuments";
 import { PlanView } from "../../src/plan";
 import { ApprovalRequestParams, MethodPermissionsList, PermissionsListResult } from "../../src/protocol";
 import { RequestIds } from "../../src/requestIds";
-import { registerTools } from "../../src/tools";
+import { newToolContext, registerTools } from "../../src/tools";
 import { reviewPermissions } from "../../src/permissionCommands";
 import { reviewStaged } from "../../src/stagedCommands";
 import { showCheckpoints, undo } from "../../src/undoCommands";
@@ -75,7 +75,7 @@ before(() => {
   feeder = new DiagnosticsFeeder(daemon);
   docs = new InfoDocuments();
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
-  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, new RequestIds());
+  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(approvals.grants), ids: new RequestIds() });
 });
 
 after(async () => {
