@@ -74,6 +74,10 @@ export class Workbench {
   /** Starts a new chat in the chat view (so a scenario reads only its own turn). */
   async newChat() {
     await this.openChat();
+    const requests = this.page.locator('.part.auxiliarybar .interactive-list .interactive-request');
+    if ((await requests.count()) === 0) {
+      return; // the chat is empty already
+    }
     // The "+" of the chat view's title: a new chat in the view (the
     // palette's "Chat: New Chat" may open one in an editor instead).
     const plus = this.page.locator('.part.auxiliarybar .title-actions .action-label[aria-label^="New Chat"], .part.auxiliarybar .title-actions .action-label.codicon-plus').first();
@@ -171,9 +175,9 @@ export class Workbench {
     return this.page.locator('.monaco-diff-editor .editor.modified .codelens-decoration a').allInnerTexts();
   }
 
-  /** The CodeLens in the modified side of the visible diff editor whose label contains text. */
+  /** The CodeLens in the modified side of the visible diff editor whose label contains text (a link, or plain text when it runs nothing). */
   diffLens(text) {
-    return this.page.locator('.monaco-diff-editor .editor.modified .codelens-decoration a', { hasText: text }).first();
+    return this.page.locator('.monaco-diff-editor .editor.modified .codelens-decoration > a, .monaco-diff-editor .editor.modified .codelens-decoration > span', { hasText: text }).first();
   }
 
   /** A button of the active editor's title bar, by its accessible label. */

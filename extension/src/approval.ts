@@ -9,7 +9,7 @@ import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
 
 import type { Daemon } from "./daemon";
 import { errorText } from "./daemon";
-import { Grants, promptChoices } from "./confirm";
+import { ChatApprovals, promptChoices } from "./confirm";
 import { EditReview } from "./editReview";
 import type { Answer } from "./hunks";
 import { OpenReviewCommand, OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
@@ -117,8 +117,8 @@ export class Approvals implements vscode.Disposable {
   constructor(
     daemon: Daemon,
     private readonly log: vscode.LogOutputChannel,
-    /** Answers the user already gave in the chat's confirmation. */
-    readonly grants: Grants = new Grants(),
+    /** Asks commands, fetches and paths outside the workspace in the chat. */
+    readonly chat: ChatApprovals = new ChatApprovals(),
   ) {
     this.status = vscode.window.createStatusBarItem("tether.review", vscode.StatusBarAlignment.Right, 101);
     this.status.name = "Tether review";
@@ -146,12 +146,27 @@ export class Approvals implements vscode.Disposable {
   }
 
   handle(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
-    const granted = this.grants.take(p);
-    if (granted) {
-      this.log.info(`approval ${p.title}: ${granted} (answered in the chat)`);
-      return Promise.resolve({ answer: granted });
+    if (isReviewable(p)) {
+      return this.review(p, token);
     }
-    return isReviewable(p) ? this.review(p, token) : this.prompt(p, token);
+    return this.chat.canAsk(p) ? this.askInChat(p, token) : this.prompt(p, token);
+  }
+
+  /** Asks in the chat, in the flow of the call that needs the approval (confirm.ts). */
+  private async askInChat(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    const cts = new vscode.CancellationTokenSource();
+    const cancelled = () => cts.cancel();
+    this.prompts.add(cancelled);
+    const sub = token.onCancellationRequested(cancelled);
+    try {
+      const answer = await this.chat.ask(p, cts.token);
+      this.log.info(`approval ${p.title}: ${answer} (in the chat)`);
+      return { answer };
+    } finally {
+      sub.dispose();
+      this.prompts.delete(cancelled);
+      cts.dispose();
+    }
   }
 
   /** The edits waiting for review, for tests and the commands. */

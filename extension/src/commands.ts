@@ -5,7 +5,7 @@ import * as vscode from "vscode";
 import { ErrorCodes, ResponseError } from "vscode-jsonrpc";
 
 import type { Approvals } from "./approval";
-import { ConfirmAnswerCommand, ConfirmationLedger } from "./confirm";
+import { ConfirmAnswerCommand } from "./confirm";
 import { Daemon, errorText } from "./daemon";
 import type { Answer } from "./hunks";
 import type { InfoDocuments } from "./infoDocuments";
@@ -29,7 +29,6 @@ export function registerCommands(
   approvals: Approvals,
   docs: InfoDocuments,
   log: vscode.LogOutputChannel,
-  ledger?: ConfirmationLedger,
   requests?: RequestLog,
 ): vscode.Disposable[] {
   const run = (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) => async (...args: any[]) => {
@@ -48,7 +47,7 @@ export function registerCommands(
     reg("tether.undo", "Undo", () => undo(daemon, docs)),
     reg("tether.showCheckpoints", "Showing checkpoints", () => showCheckpoints(daemon, docs, requests)),
     reg(OpenReviewCommand, "Showing the change to review", () => approvals.openReview()),
-    reg(ConfirmAnswerCommand, "Answering the confirmation", (id: string, answer: Answer) => ledger?.choose(id, answer)),
+    reg(ConfirmAnswerCommand, "Answering the confirmation", (id: string, answer: Answer) => approvals.chat.choose(id, answer)),
     reg("tether.approve", "Approve", (u?: unknown) => approvals.answer(AnswerYes, uriArg(u))),
     reg("tether.reject", "Reject", (u?: unknown) => approvals.answer(AnswerNo, uriArg(u))),
     reg("tether.approveAlways", "Approve always", (u?: unknown) => approvals.answer(AnswerAlways, uriArg(u))),

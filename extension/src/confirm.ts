@@ -1,48 +1,41 @@
-// Approvals asked in the chat, where the user is looking: a call that the
-// daemon says will ask (tools/prepare) gets VS Code's own confirmation,
-// carrying the full command line, host or path. VS Code's buttons are Allow
-// and Skip; Tether's other answers ride along as links in the message
-// ("Always allow git in this project", "No, stop"). When VS Code confirms
-// the call, the extension answers the daemon's approval/request for that
-// same step from the confirmation, so the user is not asked twice, and an
-// "always" still saves the daemon's rule.
+// Approvals asked in the chat, where the user is looking. When the daemon
+// asks to run a command, fetch from the web or read outside the workspace
+// (approval/request), and the call came from a chat request, the extension
+// invokes its own tool, tether_approval, with the call's chat token: its
+// prepareInvocation returns VS Code's confirmationMessages, so VS Code
+// shows the question in the chat, in the flow of the call it belongs to,
+// with the full command line, host or path. VS Code's buttons are Allow
+// and Skip; Tether's "Always allow <programs>" and "No, stop" are links in
+// the message. The answer goes back to the daemon as the answer to its
+// approval/request: the step is asked once, and "always" saves the
+// daemon's rule.
 //
-// VS Code can also confirm a call by itself: the user picked "Allow in
-// this Session" (or workspace, or always) for the tool, or turned on global
-// auto-approve. VS Code says nothing about that to the tool, and its scope
-// is the whole tool, not Tether's per-program or per-host rule. A call the
-// user confirmed took at least the time to read and click; one VS Code
-// confirmed by itself arrives as fast as a call that needed no confirmation.
-// Such a call is not taken as the user's answer: the daemon asks, with
-// Tether's own prompt, and from then on that tool's calls skip VS Code's
-// confirmation and get Tether's prompt directly.
+// The calls of Tether's own tools (tether_shell…) never carry a VS Code
+// confirmation, so VS Code's "Allow in this Session" can never stand in for
+// Tether's answer, and tether_approval is not eligible for VS Code's
+// automatic approval (package.json's configurationDefaults): an approval
+// scoped to one program or host is never widened to a whole tool.
 
 import * as vscode from "vscode";
 
-import {
-  AnswerAlways,
-  AnswerNo,
-  AnswerSkip,
-  AnswerYes,
-  ApprovalFetch,
-  ApprovalOutside,
-  ApprovalRequestParams,
-  ApprovalShell,
-} from "./protocol";
 import type { Answer } from "./hunks";
+import { AnswerAlways, AnswerNo, AnswerSkip, AnswerYes, ApprovalFetch, ApprovalOutside, ApprovalRequestParams, ApprovalShell } from "./protocol";
 
-/** The approvals VS Code's confirmation carries; edits have their review diff. */
-const confirmable = new Set<string>([ApprovalShell, ApprovalFetch, ApprovalOutside]);
-
-export function isConfirmable(a: ApprovalRequestParams | undefined): a is ApprovalRequestParams {
-  return a !== undefined && confirmable.has(a.kind);
-}
+/** The tool that puts an approval to the user in the chat (internal/manifest's ApprovalToolName). */
+export const ApprovalToolName = "tether_approval";
 
 /** The command the links in a confirmation run. */
 export const ConfirmAnswerCommand = "tether.confirmAnswer";
 
-/** Runs in VS Code's chat to accept the confirmation in view (Ctrl+Enter does the same). */
+/** Accepts the chat's confirmation on show, as Ctrl+Enter does: the link's answer then stands. */
 const AcceptToolCommand = "workbench.action.chat.acceptTool";
+
+/** The approvals asked in the chat; an edit has its review diff. */
+const askedInChat = new Set<string>([ApprovalShell, ApprovalFetch, ApprovalOutside]);
+
+export function isAskedInChat(a: ApprovalRequestParams): boolean {
+  return askedInChat.has(a.kind);
+}
 
 /** One line of code, in a Markdown inline code span that cannot be broken out of. */
 function code(s: string): string {
@@ -62,11 +55,11 @@ function link(label: string, id: string, answer: Answer, tip: string): string {
   return `[${text(label)}](command:${ConfirmAnswerCommand}?${args} "${tip.replace(/"/g, "'")}")`;
 }
 
-/** What "Always" allows, as a short label: "Always allow touch and git". */
+/** What "Always" allows, as a short label ("Always allow touch and git"); undefined when it allows no more than this step. */
 export function alwaysLabel(a: ApprovalRequestParams): string | undefined {
   const scope = a.alwaysScope ?? "";
   if (scope === "" || scope.startsWith("this ")) {
-    return undefined; // "always" would only allow this one step
+    return undefined;
   }
   switch (a.kind) {
     case ApprovalShell: {
@@ -100,10 +93,11 @@ export function confirmationMessages(a: ApprovalRequestParams, id: string): vsco
       break;
   }
   lines.push("", text(a.title));
-  const answers = ["**Allow** runs it this once", "**Skip** carries on without it"];
+  // VS Code's buttons read "Allow Once" and "Skip".
+  const answers = ["**Allow Once** runs it", "**Skip** carries on without it"];
   const always = alwaysLabel(a);
   if (always) {
-    answers.push(`${link(always, id, AnswerAlways, `Allow it and ${a.alwaysScope}`)}`);
+    answers.push(link(always, id, AnswerAlways, `Allow it, and from now on ${a.alwaysScope}`));
   }
   answers.push(link("No, stop", id, AnswerNo, "It does not run, and the agent stops to ask you how to go on"));
   lines.push("", answers.join(" · "));
@@ -112,223 +106,147 @@ export function confirmationMessages(a: ApprovalRequestParams, id: string): vsco
   return { title, message };
 }
 
-/** A confirmation VS Code was given for a call, waiting for the call to run. */
-export interface Confirmation {
-  id: string;
-  tool: string;
-  key: string;
-  approval: ApprovalRequestParams;
-  preparedAt: number;
-  /** Set when the user picked one of Tether's links in the message. */
-  answer?: Answer;
-}
-
-export interface LedgerOptions {
-  now?: () => number;
-  /** The least time a person takes to read a confirmation and click, beyond the machine's own round trip. */
-  humanMs?: number;
-  /** Runs a VS Code command (tests pass a fake). */
-  execute?: (command: string, ...args: unknown[]) => Thenable<unknown>;
-}
-
-/** How long a confirmation is remembered when its call never runs (the user skipped it). */
-const forgetAfterMs = 30 * 60_000;
-
-/** The stable key of a call: its tool and its input. */
-export function callKey(tool: string, input: unknown): string {
-  return `${tool}\u0000${JSON.stringify(input ?? {})}`;
-}
-
-/**
- * ConfirmationLedger remembers the confirmations handed to VS Code until
- * their calls run, tells a call the user confirmed from one VS Code
- * confirmed by itself, and keeps the tools VS Code approves by itself.
- */
-export class ConfirmationLedger {
-  private readonly pending = new Map<string, Confirmation[]>();
-  private readonly byId = new Map<string, Confirmation>();
-  /** Tools VS Code confirms without showing anything. */
-  private readonly autoApproved = new Set<string>();
-  /** Recent times from prepare to invoke of calls that asked nothing: the machine's own round trip. */
-  private readonly roundTrips: number[] = [];
-  private readonly unconfirmed = new Map<string, number>();
-  private seq = 0;
-  private readonly now: () => number;
-  private readonly humanMs: number;
-  private readonly execute: NonNullable<LedgerOptions["execute"]>;
-
-  constructor(opts: LedgerOptions = {}) {
-    this.now = opts.now ?? Date.now;
-    this.humanMs = opts.humanMs ?? 400;
-    this.execute = opts.execute ?? ((c, ...a) => vscode.commands.executeCommand(c, ...a));
-  }
-
-  /** Whether VS Code is known to confirm this tool's calls by itself. */
-  approvesByItself(tool: string): boolean {
-    return this.autoApproved.has(tool) || globalAutoApprove();
-  }
-
-  /** Records a confirmation handed to VS Code in prepareInvocation. */
-  prepared(tool: string, input: unknown, approval: ApprovalRequestParams): Confirmation {
-    this.forgetOld();
-    const c: Confirmation = { id: `c${++this.seq}`, tool, key: callKey(tool, input), approval, preparedAt: this.now() };
-    const list = this.pending.get(c.key) ?? [];
-    list.push(c);
-    this.pending.set(c.key, list);
-    this.byId.set(c.id, c);
-    return c;
-  }
-
-  /** Records that prepareInvocation asked for no confirmation, to time the round trip to invoke. */
-  preparedWithout(tool: string, input: unknown): void {
-    const key = callKey(tool, input);
-    this.unconfirmed.set(key, this.now());
-    if (this.unconfirmed.size > 64) {
-      this.unconfirmed.delete(this.unconfirmed.keys().next().value!);
-    }
-  }
-
-  /** The user picked one of Tether's answers in the message: note it and accept VS Code's confirmation. */
-  async choose(id: string, answer: Answer): Promise<boolean> {
-    const c = this.byId.get(id);
-    if (!c) {
-      return false; // answered already, or forgotten
-    }
-    c.answer = answer;
-    await this.execute(AcceptToolCommand);
-    return true;
-  }
-
-  /**
-   * The user's answer for a call that is starting, if VS Code confirmed it
-   * with the user: Tether's link they picked, else "yes" for Allow. It is
-   * undefined when VS Code asked nothing, or confirmed the call by itself,
-   * which is then remembered for the tool.
-   */
-  claim(tool: string, input: unknown): { answer: Answer; approval: ApprovalRequestParams } | undefined {
-    const key = callKey(tool, input);
-    const now = this.now();
-    const started = this.unconfirmed.get(key);
-    if (started !== undefined) {
-      this.unconfirmed.delete(key);
-      this.roundTrips.push(now - started);
-      if (this.roundTrips.length > 8) {
-        this.roundTrips.shift();
-      }
-    }
-    // The newest: an older one with the same input was skipped in VS Code
-    // and its call never ran.
-    const list = this.pending.get(key);
-    const c = list?.pop();
-    if (list && list.length === 0) {
-      this.pending.delete(key);
-    }
-    if (!c) {
-      return undefined;
-    }
-    this.byId.delete(c.id);
-    if (c.answer) {
-      return { answer: c.answer, approval: c.approval };
-    }
-    if (now - c.preparedAt < this.threshold()) {
-      this.autoApproved.add(tool);
-      return undefined;
-    }
-    return { answer: AnswerYes, approval: c.approval };
-  }
-
-  /** The least time between prepare and invoke that a person's click takes. */
-  threshold(): number {
-    const sorted = [...this.roundTrips].sort((a, b) => a - b);
-    const median = sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : 0;
-    return this.humanMs + 2 * median;
-  }
-
-  private forgetOld(): void {
-    const cutoff = this.now() - forgetAfterMs;
-    for (const [key, list] of this.pending) {
-      const kept = list.filter((c) => c.preparedAt >= cutoff);
-      for (const c of list) {
-        if (c.preparedAt < cutoff) {
-          this.byId.delete(c.id);
-        }
-      }
-      if (kept.length > 0) {
-        this.pending.set(key, kept);
-      } else {
-        this.pending.delete(key);
-      }
-    }
-  }
-}
-
-/** VS Code's global auto-approve: every tool runs unconfirmed. */
-function globalAutoApprove(): boolean {
-  try {
-    return vscode.workspace.getConfiguration("chat.tools.global").get<boolean>("autoApprove", false) === true;
-  } catch {
-    return false;
-  }
-}
-
-/** One answer the user already gave for a step a running call will ask about. */
-interface Grant {
-  requestId: string;
-  approval: ApprovalRequestParams;
-  answer: Answer;
-}
-
-/** The part of an approval that says what exactly is allowed. */
-function subject(a: ApprovalRequestParams): string | undefined {
+/** What the approval tool is invoked with: what is asked about, in a few words the chat shows as its input. */
+export function approvalInput(a: ApprovalRequestParams): Record<string, string> {
   switch (a.kind) {
     case ApprovalShell:
-      return a.command;
+      return { command: a.command ?? a.title };
     case ApprovalFetch:
-      return a.host;
-    case ApprovalOutside:
-      return a.path;
+      return { host: a.host ?? a.title };
+    default:
+      return { path: a.path ?? a.title };
   }
-  return undefined;
 }
 
-/**
- * Grants hold the answers given in VS Code's confirmation while their calls
- * run, and answer the daemon's approval/request for exactly that step: the
- * same request, tool, kind, and command line, host or path.
- */
-export class Grants {
-  private readonly list: Grant[] = [];
+interface Pending {
+  id: string;
+  key: string;
+  approval: ApprovalRequestParams;
+  /** Set by a link in the message; Allow leaves it unset. */
+  answer?: Answer;
+  /** Set when VS Code ran the approval tool: the user confirmed. */
+  confirmed?: Answer;
+}
 
-  /** Holds an answer for the duration of a call; dispose when the call ends. */
-  add(requestId: string, approval: ApprovalRequestParams, answer: Answer): vscode.Disposable {
-    const g: Grant = { requestId, approval, answer };
-    this.list.push(g);
+/** The chat tokens of the calls running now, by request id: where their approvals are asked. */
+export class ActiveCalls {
+  private readonly calls = new Map<string, { token: unknown; count: number }>();
+
+  /** Notes a call of requestId running with its chat token; dispose when it ends. */
+  enter(requestId: string, token: unknown): vscode.Disposable {
+    if (!requestId || token === undefined) {
+      return new vscode.Disposable(() => undefined);
+    }
+    const c = this.calls.get(requestId) ?? { token, count: 0 };
+    c.token = token;
+    c.count++;
+    this.calls.set(requestId, c);
     return new vscode.Disposable(() => {
-      const i = this.list.indexOf(g);
-      if (i >= 0) {
-        this.list.splice(i, 1);
+      if (--c.count <= 0 && this.calls.get(requestId) === c) {
+        this.calls.delete(requestId);
       }
     });
   }
 
-  /** The answer for an approval/request, used up once given. */
-  take(p: ApprovalRequestParams): Answer | undefined {
-    const want = subject(p);
-    if (want === undefined) {
-      return undefined;
-    }
-    const i = this.list.findIndex(
-      (g) => g.requestId === p.requestId && g.approval.tool === p.tool && g.approval.kind === p.kind && subject(g.approval) === want,
-    );
-    if (i < 0) {
-      return undefined;
-    }
-    const [g] = this.list.splice(i, 1);
-    return g.answer;
+  token(requestId: string): unknown {
+    return this.calls.get(requestId)?.token;
+  }
+}
+
+export interface ChatApprovalsOptions {
+  /** Invokes a tool (tests pass a fake). */
+  invokeTool?: typeof vscode.lm.invokeTool;
+  /** Runs a VS Code command (tests pass a fake). */
+  execute?: (command: string, ...args: unknown[]) => Thenable<unknown>;
+}
+
+/**
+ * ChatApprovals asks the daemon's approvals in the chat through the
+ * approval tool, and is that tool: VS Code calls back its
+ * prepareInvocation (the confirmation to show) and, once the user allowed
+ * it, its invoke.
+ */
+export class ChatApprovals implements vscode.LanguageModelTool<Record<string, string>> {
+  readonly calls = new ActiveCalls();
+  private readonly pending = new Map<string, Pending>();
+  private seq = 0;
+  private readonly invokeTool: NonNullable<ChatApprovalsOptions["invokeTool"]>;
+  private readonly execute: NonNullable<ChatApprovalsOptions["execute"]>;
+
+  constructor(opts: ChatApprovalsOptions = {}) {
+    this.invokeTool = opts.invokeTool ?? ((name, options, token) => vscode.lm.invokeTool(name, options, token));
+    this.execute = opts.execute ?? ((c, ...a) => vscode.commands.executeCommand(c, ...a));
   }
 
-  get size(): number {
-    return this.list.length;
+  /** Whether an approval can be asked in the chat: its kind, and a chat request it belongs to. */
+  canAsk(p: ApprovalRequestParams): boolean {
+    return isAskedInChat(p) && this.calls.token(p.requestId) !== undefined;
+  }
+
+  /**
+   * Asks an approval in the chat and waits for the answer: the link the
+   * user picked, "yes" for Allow, "skip" for Skip or when the chat request
+   * ends first.
+   */
+  async ask(p: ApprovalRequestParams, token?: vscode.CancellationToken): Promise<Answer> {
+    const input = approvalInput(p);
+    const entry: Pending = { id: `a${++this.seq}`, key: JSON.stringify(input), approval: p };
+    this.pending.set(entry.id, entry);
+    try {
+      await this.invokeTool(ApprovalToolName, { input, toolInvocationToken: this.calls.token(p.requestId) as vscode.ChatParticipantToolToken }, token);
+      // Skip in VS Code returns a result without running the tool.
+      return entry.confirmed ?? AnswerSkip;
+    } catch {
+      // The chat request was stopped, or the confirmation cancelled.
+      return entry.confirmed ?? AnswerSkip;
+    } finally {
+      this.pending.delete(entry.id);
+    }
+  }
+
+  /** The oldest approval waiting with this input (the tool's calls carry no id of their own). */
+  private byInput(input: unknown): Pending | undefined {
+    const key = JSON.stringify(input ?? {});
+    for (const e of this.pending.values()) {
+      if (e.key === key && e.confirmed === undefined) {
+        return e;
+      }
+    }
+    return undefined;
+  }
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Record<string, string>>): vscode.PreparedToolInvocation {
+    const e = this.byInput(options.input);
+    if (!e) {
+      // Nothing waits for this (another extension invoked the tool):
+      // confirm it anyway, so that nothing is taken as approved unseen.
+      return { invocationMessage: "Tether approval", confirmationMessages: { title: "Tether: approve?", message: "Nothing of Tether's waits for this approval." } };
+    }
+    return { invocationMessage: `Approved: ${e.approval.title}`, confirmationMessages: confirmationMessages(e.approval, e.id) };
+  }
+
+  invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, string>>): vscode.LanguageModelToolResult {
+    const e = this.byInput(options.input);
+    if (e) {
+      e.confirmed = e.answer ?? AnswerYes;
+    }
+    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(e?.confirmed ?? AnswerSkip)]);
+  }
+
+  /** A link in the confirmation: note the answer, and accept the confirmation so it stands. */
+  async choose(id: string, answer: Answer): Promise<boolean> {
+    const e = this.pending.get(id);
+    if (!e || e.confirmed !== undefined) {
+      return false;
+    }
+    e.answer = answer;
+    await this.execute(AcceptToolCommand);
+    return true;
+  }
+
+  /** Approvals waiting in the chat now. */
+  get waiting(): number {
+    return this.pending.size;
   }
 }
 

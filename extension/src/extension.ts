@@ -24,17 +24,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const pkg = context.extension.packageJSON as { version?: string; contributes?: { languageModelTools?: { name: string }[] } };
   daemon = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
   approvals = new Approvals(daemon, log);
-  const tools = newToolContext(approvals.grants, new RequestLog(context.workspaceState));
+  const tools = newToolContext(approvals.chat.calls, new RequestLog(context.workspaceState));
   const docs = new InfoDocuments();
-  registerAsk(daemon);
+  registerAsk(daemon, log);
   context.subscriptions.push(
     log,
     new StatusItem(daemon),
     new DiagnosticsFeeder(daemon),
     new PlanView(daemon),
     docs,
-    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, tools),
-    ...registerCommands(daemon, approvals, docs, log, tools.ledger, tools.requests),
+    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, tools, approvals.chat),
+    ...registerCommands(daemon, approvals, docs, log, tools.requests),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(configSection)) {
         void offerRestart(daemon!);

@@ -1,24 +1,28 @@
 import * as vscode from "vscode";
 
-import { ConfirmationLedger, Grants, callKey, confirmationMessages, isConfirmable } from "./confirm";
+import { ActiveCalls, ApprovalToolName, ChatApprovals } from "./confirm";
 import { Daemon, errorText } from "./daemon";
 import { ToolPrefix } from "./names";
 import { ApprovalEdit, ApprovalRequestParams, MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
 import { RequestIds } from "./requestIds";
 import { RequestLog } from "./requestLog";
 
-/** What the tools share: request ids, the chat's confirmations and the answers they gave, the log of requests. */
+/** What the tools share: request ids, the calls running (whose approvals are asked in their chat), the log of requests. */
 export interface ToolContext {
   ids: RequestIds;
-  ledger: ConfirmationLedger;
-  grants: Grants;
+  calls: ActiveCalls;
   requests: RequestLog;
   /** Each call's progress message from prepareInvocation, by callKey, until it runs. */
   titles: Map<string, string>;
 }
 
-export function newToolContext(grants: Grants = new Grants(), requests: RequestLog = new RequestLog()): ToolContext {
-  return { ids: new RequestIds(), ledger: new ConfirmationLedger(), grants, requests, titles: new Map() };
+export function newToolContext(calls: ActiveCalls = new ActiveCalls(), requests: RequestLog = new RequestLog()): ToolContext {
+  return { ids: new RequestIds(), calls, requests, titles: new Map() };
+}
+
+/** The stable key of a call: its tool and its input. */
+export function callKey(tool: string, input: unknown): string {
+  return `${tool}\u0000${JSON.stringify(input ?? {})}`;
 }
 
 /** The progress message of a call the daemon will stop to ask about. */
@@ -28,11 +32,12 @@ export function waitingMessage(message: string, a: ApprovalRequestParams): strin
 
 /**
  * One of the daemon's tools as VS Code sees it. It only forwards: the
- * daemon decides everything, including when to ask the user. What the
- * daemon will ask about a command, a fetch or a path outside the workspace
- * is asked up front in VS Code's own confirmation in the chat, and the
- * answer given there answers the daemon (confirm.ts); an edit is reviewed
- * in Tether's diff, and the progress message says it waits for that.
+ * daemon decides everything, including when to ask the user. The call
+ * carries no VS Code confirmation of its own: what the daemon asks about a
+ * command, a fetch or a path outside the workspace is put to the user in
+ * the chat by the approval tool (confirm.ts), scoped as Tether scopes it,
+ * and an edit is reviewed in Tether's diff. The progress message says when
+ * a call will wait for one of those (tools/prepare knows).
  */
 export class TetherTool implements vscode.LanguageModelTool<unknown> {
   private readonly ctx: ToolContext;
@@ -60,22 +65,11 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
     } catch (e) {
       this.log.debug(`tools/prepare ${this.name}: ${errorText(e)}`);
-      this.ctx.ledger.preparedWithout(this.name, input);
       return { invocationMessage: fallback };
     }
     const message = res.message || res.title || fallback;
     remember(this.ctx.titles, callKey(this.name, input), message);
-    const approval = res.needsApproval ? res.approval : undefined;
-    if (!approval) {
-      this.ctx.ledger.preparedWithout(this.name, input);
-      return { invocationMessage: message };
-    }
-    if (isConfirmable(approval) && !this.ctx.ledger.approvesByItself(this.name)) {
-      const c = this.ctx.ledger.prepared(this.name, input, approval);
-      return { invocationMessage: message, confirmationMessages: confirmationMessages(approval, c.id) };
-    }
-    this.ctx.ledger.preparedWithout(this.name, input);
-    return { invocationMessage: waitingMessage(message, approval) };
+    return { invocationMessage: res.needsApproval && res.approval ? waitingMessage(message, res.approval) : message };
   }
 
   async invoke(
@@ -84,10 +78,8 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
   ): Promise<vscode.LanguageModelToolResult> {
     const requestId = this.ctx.ids.begin(options.toolInvocationToken);
     const input = options.input ?? {};
-    // The answer the user gave in the chat's confirmation answers the
-    // daemon's approval/request for this step, while this call runs.
-    const confirmed = this.ctx.ledger.claim(this.name, input);
-    const grant = confirmed ? this.ctx.grants.add(requestId, confirmed.approval, confirmed.answer) : undefined;
+    // While it runs, the daemon's approvals for this request are asked in its chat.
+    const running = this.ctx.calls.enter(requestId, options.toolInvocationToken);
     const key = callKey(this.name, input);
     const title = this.ctx.titles.get(key);
     this.ctx.titles.delete(key);
@@ -109,7 +101,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       this.log.warn(`tools/call ${this.name}: ${errorText(e)}`);
       return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
     } finally {
-      grant?.dispose();
+      running.dispose();
       this.ctx.ids.end(options.toolInvocationToken);
     }
   }
@@ -155,14 +147,19 @@ function textResult(text: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
 }
 
-/** Registers every contributed tether_* tool with VS Code. */
+/** Registers every contributed tether_* tool with VS Code: the daemon's, and the approval tool. */
 export function registerTools(
   daemon: Daemon,
   contributed: readonly string[],
   log: vscode.LogOutputChannel,
   ctx: ToolContext = newToolContext(),
+  chat?: ChatApprovals,
 ): vscode.Disposable[] {
-  return contributed
-    .filter((n) => n.startsWith(ToolPrefix))
+  const out = contributed
+    .filter((n) => n.startsWith(ToolPrefix) && n !== ApprovalToolName)
     .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ctx, log)));
+  if (chat && contributed.includes(ApprovalToolName)) {
+    out.push(vscode.lm.registerTool(ApprovalToolName, chat));
+  }
+  return out;
 }

@@ -259,19 +259,21 @@ test("an edit with nothing to compare (a move) is a prompt", async () => {
   assert.equal(fake.executed.filter((e) => e.command === "vscode.diff").length, 0);
 });
 
-test("an answer given in the chat's confirmation answers the daemon for exactly that step, once", async () => {
-  const shell: ApprovalRequestParams = { ...edit, kind: "shell", command: "touch made.txt", title: "Run touch: touch made.txt", tool: "shell", original: undefined, proposed: undefined, hunks: undefined };
-  const grant = approvals.grants.add("r1", shell, "always");
-  pickInPrompt("No");
+test("a command of a call running in a chat is asked in that chat, not in a prompt", async () => {
+  const asked: ApprovalRequestParams[] = [];
+  (approvals.chat as any).invokeTool = async (_name: string, options: any) => {
+    asked.push(options.input);
+    return approvals.chat.invoke({ input: options.input } as any);
+  };
+  approvals.chat.calls.enter("r1", { sessionResource: "s" });
+  const shell: ApprovalRequestParams = { ...edit, kind: "shell", command: "touch made.txt", title: "Run touch: touch made.txt", original: undefined, proposed: undefined, hunks: undefined };
   const handler = daemon.requestHandlers.get("approval/request")!;
-  assert.deepEqual(await handler({ ...shell, command: "touch other.txt" }, rpcToken().token), { answer: "no" }, "another command is asked");
-  assert.deepEqual(await handler({ ...shell, requestId: "r2" }, rpcToken().token), { answer: "no" }, "another request is asked");
-  assert.equal(fake.quickPicks.length, 2);
-  assert.deepEqual(await handler(shell, rpcToken().token), { answer: "always" }, "the step the user answered is not asked again");
-  assert.equal(fake.quickPicks.length, 2, "no prompt for it");
-  assert.deepEqual(await handler(shell, rpcToken().token), { answer: "no" }, "the answer is used up");
-  grant.dispose();
-  assert.equal(approvals.grants.size, 0);
+  assert.deepEqual(await handler(shell, rpcToken().token), { answer: "yes" });
+  assert.deepEqual(asked, [{ command: "touch made.txt" }]);
+  assert.equal(fake.quickPicks.length, 0, "no prompt besides the chat's");
+  pickInPrompt("No");
+  assert.deepEqual(await handler({ ...shell, requestId: "elsewhere" }, rpcToken().token), { answer: "no" }, "a request with no call in a chat gets Tether's prompt");
+  assert.equal(fake.quickPicks.length, 1);
 });
 
 test("the review says what it is: its title, a labelled row of actions, a status entry that opens it", async () => {

@@ -75,7 +75,7 @@ before(() => {
   feeder = new DiagnosticsFeeder(daemon);
   docs = new InfoDocuments();
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
-  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(approvals.grants), ids: new RequestIds() });
+  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(approvals.chat.calls), ids: new RequestIds() }, approvals.chat);
 });
 
 after(async () => {
