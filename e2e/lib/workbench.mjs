@@ -44,9 +44,17 @@ export class Workbench {
 
   /** Runs a command by its palette label: F1, type, wait for the entry, Enter. */
   async palette(label, timeoutMs = 15000, { waitHidden = true } = {}) {
-    await this.page.keyboard.press('F1');
     const box = this.page.locator('.quick-input-widget');
-    await box.waitFor({ state: 'visible', timeout: timeoutMs });
+    await this.page.keyboard.press('F1');
+    try {
+      await box.waitFor({ state: 'visible', timeout: 3000 });
+    } catch {
+      // Some editors (the settings search box) keep F1: leave them, and try again.
+      await this.page.keyboard.press('Escape');
+      await this.page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+      await this.page.keyboard.press('Control+Shift+P');
+      await box.waitFor({ state: 'visible', timeout: timeoutMs });
+    }
     await this.page.keyboard.insertText(label);
     // The row whose label is exactly this one ("Chat: New Chat", not "Chat: New Chat Editor").
     const rows = this.page.locator('.quick-input-list .monaco-list-row');
@@ -87,7 +95,16 @@ export class Workbench {
       await this.chatInput.click();
       await this.page.keyboard.press('Control+L');
     }
+    // The new chat replaces the old one a moment later: send nothing before it shows.
+    const end = Date.now() + 20000;
+    while ((await requests.count()) > 0) {
+      if (Date.now() > end) {
+        throw new Error('the new chat did not replace the old one');
+      }
+      await this.page.waitForTimeout(100);
+    }
     await this.chatInput.waitFor({ state: 'visible', timeout: 20000 });
+    await this.page.waitForTimeout(500);
   }
 
   /** The quick input (palette, quick pick, input box) while it shows. */

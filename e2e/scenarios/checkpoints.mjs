@@ -10,7 +10,7 @@ export default {
     const { wb } = t;
     await t.step('"Tether: Show Checkpoints" lists the checkpoints', () => wb.palette('Tether: Show Checkpoints', 15000, { waitHidden: false }));
     const rows = wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-    await t.step('rows show', () => rows.first().waitFor({ timeout: 20000 }));
+    await t.step('the checkpoints show', () => t.waitFor(async () => (await wb.quickInputTitle()).startsWith('Tether checkpoints') && (await rows.count()) > 0, 20000, 'the checkpoints quick pick'));
     const texts = (await rows.allInnerTexts()).map((s) => s.replace(/\s+/g, ' '));
     t.note(`rows: ${JSON.stringify(texts)}`);
     const calc = texts.find((s) => s.includes('calc.ts'));

@@ -39,43 +39,54 @@ export default {
       text: ((await item.innerText().catch(() => '')) || '').trim(),
       error: await item.evaluate((n) => n.classList.contains('error-kind')).catch(() => false),
     });
+    const tooltip = async () => {
+      await item.hover();
+      const tip = wb.page.locator('.monaco-hover:visible, .workbench-hover:visible').last();
+      const text = await t.waitFor(async () => {
+        const s = (await tip.innerText().catch(() => '')).replace(/\s+/g, ' ');
+        return s.includes('Tether') ? s : undefined;
+      }, 10000, 'the tooltip').catch(() => '');
+      return text;
+    };
     t.check('a ready daemon: the item reads "Tether", no alarm', /^Tether$/.test((await look()).text) && !(await look()).error, await look());
 
-    // Killed: restarting, in red, the reason in the tooltip.
-    process.kill(pid, 'SIGKILL');
-    const restarting = await t.step('the item says "Tether: restarting" on the error background', () =>
-      t.waitFor(async () => {
-        const l = await look();
-        return l.text.includes('restarting') && l.error ? l : undefined;
-      }, 15000, 'the restarting state'));
-    await t.shot('restarting');
-    t.note(`while restarting: ${JSON.stringify(restarting)}`);
-    await t.step('the daemon is back: the item reads "Tether" again', () => t.waitFor(async () => /^Tether$/.test((await look()).text), 30000, 'the daemon to be ready'));
-    const [[pid2]] = daemons(pgid);
-    t.check('a new daemon runs', pid2 !== pid, { before: pid, after: pid2 });
-
-    // Restarts that cannot work: the binary is gone. The item says stopped, in red, and why.
-    const away = `${binary}.away`;
-    fs.renameSync(binary, away);
+    // The daemon is killed, and the one started in its place hangs: the
+    // item stays "restarting", in red, with the reason in its tooltip.
+    const real = `${binary}.real`;
+    fs.renameSync(binary, real);
+    fs.writeFileSync(binary, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
     try {
-      process.kill(pid2, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
+      const restarting = await t.step('the item says "Tether: restarting" on the error background', () =>
+        t.waitFor(async () => {
+          const l = await look();
+          return l.text.includes('restarting') && l.error ? l : undefined;
+        }, 20000, 'the restarting state'));
+      t.note(`while restarting: ${JSON.stringify(restarting)}`);
+      const tip = await tooltip();
+      t.check('the tooltip says why: the daemon stopped, killed, and is being restarted', /SIGKILL/.test(tip) && /restart/i.test(tip), tip.slice(0, 300));
+      await t.shot('restarting');
+
+      // Restarts give up: the binary is gone and the hanging one is killed.
+      fs.rmSync(binary);
+      const hung = await t.waitFor(() => daemons(pgid).map(([p]) => p).find((p) => p !== pid) ?? (groupMembers(pgid).find((m) => / sleep$/.test(m)) ? Number(groupMembers(pgid).find((m) => / sleep$/.test(m)).split(' ')[0]) : undefined), 10000, 'the hanging daemon').catch(() => undefined);
+      if (hung) {
+        process.kill(hung, 'SIGKILL');
+      }
+      await wb.page.mouse.move(700, 400);
       await t.step('with restarts failing, the item says "Tether: stopped" on the error background', () =>
         t.waitFor(async () => {
           const l = await look();
           return l.text.includes('stopped') && l.error ? l : undefined;
         }, 30000, 'the stopped state'));
-      await item.hover();
-      const tip = wb.page.locator('.monaco-hover:visible, .workbench-hover:visible').last();
-      const tipText = await t.waitFor(async () => {
-        const s = (await tip.innerText().catch(() => '')).replace(/\s+/g, ' ');
-        return s.includes('Tether') ? s : undefined;
-      }, 10000, 'the tooltip').catch(() => '');
-      t.check('the tooltip says why and that a click restarts it', /not found/.test(tipText) && /Click to restart/.test(tipText), tipText.slice(0, 300));
+      const tip2 = await tooltip();
+      t.check('the tooltip says why, and that a click restarts it', /not found/.test(tip2) && /Click to restart/.test(tip2), tip2.slice(0, 300));
       await t.shot('stopped');
     } finally {
-      fs.renameSync(away, binary);
+      fs.rmSync(binary, { force: true });
+      fs.renameSync(real, binary);
     }
-    await wb.page.mouse.move(800, 400);
+    await wb.page.mouse.move(700, 400);
     await item.click();
     await t.step('a click on the item starts the daemon again', () => t.waitFor(async () => /^Tether$/.test((await look()).text), 30000, 'the daemon to be ready'));
     t.check('one daemon runs after the click', daemons(pgid).length === 1, daemons(pgid));

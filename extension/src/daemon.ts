@@ -47,6 +47,8 @@ export interface DaemonOptions {
   schedule?: (fn: () => void, ms: number) => { dispose(): void };
   /** How long stop() waits for each step of a clean shutdown. */
   stopStepMs?: number;
+  /** How long a starting daemon may take to answer initialize before it counts as hung. */
+  initializeTimeoutMs?: number;
 }
 
 const defaultSchedule = (fn: () => void, ms: number) => {
@@ -56,6 +58,9 @@ const defaultSchedule = (fn: () => void, ms: number) => {
 
 /** A daemon failure worth telling the user about in so many words. */
 export class DaemonError extends Error {}
+
+/** A daemon that started but never answered initialize. */
+class HungError extends DaemonError {}
 
 export class Daemon implements vscode.Disposable {
   private currentState: DaemonState = "stopped";
@@ -70,6 +75,8 @@ export class Daemon implements vscode.Disposable {
   private quietExit = -1;
   private disposed = false;
   private lastError: string | undefined;
+  /** The generation killed for not answering initialize. */
+  private hungGeneration = -1;
   private readonly policy: RestartPolicy;
   private readonly spawn: NonNullable<DaemonOptions["spawn"]>;
   private readonly exists: Exists;
@@ -279,11 +286,23 @@ export class Daemon implements vscode.Disposable {
     conn.listen();
 
     let result: InitializeResult;
+    const hangMs = this.opts.initializeTimeoutMs ?? 30_000;
+    let hangTimer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      hangTimer = setTimeout(() => reject(new HungError(`The Tether daemon did not answer within ${hangMs / 1000} s of starting.`)), hangMs);
+    });
+    hung.catch(() => undefined);
     try {
-      result = await Promise.race([conn.sendRequest<InitializeResult>(MethodInitialize, this.initializeParams(cfg)), died]);
+      result = await Promise.race([conn.sendRequest<InitializeResult>(MethodInitialize, this.initializeParams(cfg)), died, hung]);
       await conn.sendNotification(MethodInitialized, {});
     } catch (e) {
       conn.dispose();
+      if (e instanceof HungError) {
+        // Its exit brings the restart, as for any daemon that died.
+        this.hungGeneration = gen;
+        proc.kill("SIGKILL");
+        throw e;
+      }
       if (proc.pid === undefined) {
         // It never ran (no permission to execute, not a program): no exit
         // event will come to schedule a restart, and a retry would fail alike.
@@ -296,6 +315,8 @@ export class Daemon implements vscode.Disposable {
         throw this.giveUp(gen, `The Tether daemon refused to start: ${e.message}`);
       }
       throw e instanceof DaemonError ? e : new DaemonError(errorText(e));
+    } finally {
+      clearTimeout(hangTimer);
     }
     if (gen !== this.generation) {
       conn.dispose();
@@ -334,7 +355,7 @@ export class Daemon implements vscode.Disposable {
       return;
     }
     const uptime = Date.now() - this.startedAt;
-    const why = exitText(code, signal);
+    const why = gen === this.hungGeneration ? "it did not answer when started" : exitText(code, signal);
     this.opts.log.warn(`the daemon exited (${why}) after ${uptime} ms`);
     this.conn?.dispose();
     this.conn = undefined;

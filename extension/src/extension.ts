@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     log,
     new StatusItem(daemon),
-    new DiagnosticsFeeder(daemon),
+    new DiagnosticsFeeder(daemon, { log }),
     new PlanView(daemon),
     docs,
     ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, tools, approvals.chat),
