@@ -108,9 +108,11 @@ export default {
 
     // 5. "No, stop".
     await confirmationOf('no');
+    await t.shot('deny');
     await wb.confirmationLink('No, stop').click();
     const declined = await resultOf('no');
     t.check('"No" does not run it, and the daemon tells the model to stop and ask', t.exists('allowed.txt') && /declined/.test(declined) && /Stop/.test(declined), declined);
+    await t.shot('denied');
 
     // 6. Every new question is asked: nothing answered earlier stands in for it.
     await t.step('the next command is asked again in the chat', () => confirmationOf('again'));

@@ -374,8 +374,15 @@ export class Daemon implements vscode.Disposable {
     this.opts.log.info(`restarting the daemon in ${delay} ms`);
     this.restartTimer = this.schedule(() => {
       this.restartTimer = undefined;
-      this.start().catch((e: unknown) => this.opts.log.error(errorText(e)));
+      this.start().catch((e: unknown) => this.logStartError(e));
     }, delay);
+  }
+
+  /** Logs why a start failed, unless giving up already said so. */
+  logStartError(e: unknown): void {
+    if (this.currentState !== "failed" || errorText(e) !== this.lastError) {
+      this.opts.log.error(errorText(e));
+    }
   }
 
   private async reportFailure(message: string): Promise<void> {

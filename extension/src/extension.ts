@@ -47,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
   );
-  daemon.start().catch((e: unknown) => log.error(errorText(e)));
+  daemon.start().catch((e: unknown) => daemon?.logStartError(e));
 }
 
 /** Settings reach the daemon in initialize; a change needs a restart, which would end running calls. */

@@ -157,10 +157,17 @@ test("a daemon that ignores shutdown is killed", async () => {
 
 test("a missing binary fails at once with a message naming the setting", async () => {
   const r = rig();
-  const d = new Daemon({ extensionPath: "/ext", clientVersion: "1", log: logChannel(), exists: () => false, spawn: () => assert.fail("no spawn") });
-  await assert.rejects(d.start(), /not found at \/opt\/tether\. Check the tether\.path setting/);
+  const log = logChannel();
+  const d = new Daemon({ extensionPath: "/ext", clientVersion: "1", log, exists: () => false, spawn: () => assert.fail("no spawn") });
+  const err = await d.start().then(
+    () => assert.fail("started"),
+    (e: unknown) => e,
+  );
+  assert.match(String(err), /not found at \/opt\/tether\. Check the tether\.path setting/);
   assert.equal(d.state, "failed");
   assert.equal(r.spawned.length, 0);
+  d.logStartError(err);
+  assert.equal(log.lines.filter((l: string) => /not found/.test(l)).length, 1, "said once in the log");
 });
 
 test("a daemon that refuses initialize is not restarted", async () => {
