@@ -154,8 +154,14 @@ async function runGroup(group, vsix) {
     await wb.openChat();
     report.mark(`${group.name}.readyForScenariosMs`, tStart);
 
+    // Warm-ups start slow things (a language server) before any scenario runs.
+    const contexts = new Map(group.scenarios.map((s) => [s, new Context({ report, wb, dirs, artifacts, name: s.name, eventsFile, server: up.codeServer, rig })]));
+    for (const s of group.scenarios.filter((s) => typeof s.warmup === 'function')) {
+      await s.warmup(contexts.get(s)).catch((e) => report.note(`${s.name}: warm-up failed: ${String((e && e.message) || e).split('\n')[0]}`));
+    }
     for (const s of group.scenarios) {
-      const t = new Context({ report, wb, dirs, artifacts, name: s.name, eventsFile, server: up.codeServer, rig });
+      const t = contexts.get(s);
+      t.started = Date.now();
       const t0 = Date.now();
       try {
         await s.run(t);

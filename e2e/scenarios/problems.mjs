@@ -36,6 +36,11 @@ export default {
     },
   },
 
+  /** TypeScript's server takes a while to start: open the file before the first scenario runs. */
+  async warmup(t) {
+    await t.wb.openFile(file);
+  },
+
   async run(t) {
     const { wb } = t;
     await t.step('the TypeScript file is open in the editor', () => wb.openFile(file));

@@ -1,8 +1,8 @@
 // approval/request: an edit opens as a diff to review hunk by hunk; a
-// command, a fetch, a path outside the workspace or a memory write is
-// answered from the chat's confirmation when the user gave one there
-// (confirm.ts), else asked in a Tether prompt that shows exactly what would
-// happen.
+// command, a fetch or a path outside the workspace is asked in the chat the
+// call came from, as VS Code's confirmation (confirm.ts); anything else (a
+// memory write, a move, a call from outside a chat) in a Tether prompt at
+// the top of the window. Every one shows exactly what would happen.
 
 import * as vscode from "vscode";
 import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
@@ -15,8 +15,6 @@ import type { Answer } from "./hunks";
 import { OpenReviewCommand, OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
 import { ProposalFs } from "./proposalFs";
 import {
-  AnswerAlways,
-  AnswerNo,
   AnswerSkip,
   AnswerYes,
   ApprovalEdit,
@@ -38,13 +36,6 @@ interface Pending {
 export function isReviewable(p: ApprovalRequestParams): boolean {
   return (p.kind === ApprovalEdit || p.kind === ApprovalOutside) && (p.original !== undefined || p.proposed !== undefined);
 }
-
-const buttons: { label: string; answer: Answer }[] = [
-  { label: "Yes", answer: AnswerYes },
-  { label: "Always", answer: AnswerAlways },
-  { label: "Skip", answer: AnswerSkip },
-  { label: "No", answer: AnswerNo },
-];
 
 /** The prompt for a step that is not a reviewable edit: the full command, host or path. */
 export function promptMessage(p: ApprovalRequestParams): { text: string; warn: boolean } {
@@ -73,12 +64,6 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
     text += `. “Always” allows ${p.alwaysScope}.`;
   }
   return { text, warn };
-}
-
-/** Maps the button the user chose to an answer; dismissing the prompt is a skip. */
-export function promptAnswer(choice: string | undefined): ApprovalRequestResult {
-  const b = buttons.find((x) => x.label === choice);
-  return { answer: b ? b.answer : AnswerSkip };
 }
 
 interface PromptItem extends vscode.QuickPickItem {

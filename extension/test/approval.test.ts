@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { Approvals, promptAnswer, promptMessage } from "../src/approval";
+import { Approvals, promptMessage } from "../src/approval";
 import type { ApprovalRequestParams, Hunk } from "../src/protocol";
 import { TabInputTextDiff, Uri, fake, window } from "./fake/vscode";
 import { StubDaemon, logChannel, rpcToken, settle } from "./stubDaemon";
@@ -197,19 +197,6 @@ test("prompts show the full command, host or path, and what always would allow",
     const m = promptMessage({ ...base, ...p } as ApprovalRequestParams);
     assert.match(m.text, re);
     assert.equal(m.warn, warn, p.kind);
-  }
-});
-
-test("prompt buttons map to answers; dismissing is skip", () => {
-  const cases: [string | undefined, string][] = [
-    ["Yes", "yes"],
-    ["Always", "always"],
-    ["Skip", "skip"],
-    ["No", "no"],
-    [undefined, "skip"],
-  ];
-  for (const [choice, answer] of cases) {
-    assert.deepEqual(promptAnswer(choice), { answer });
   }
 });
 
