@@ -51,7 +51,7 @@ export class Workbench {
     } catch {
       // Some editors (the settings search box) keep F1: leave them, and try again.
       await this.page.keyboard.press('Escape');
-      await this.page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+      await this.page.locator('.part.statusbar').click({ position: { x: 5, y: 5 }, timeout: 2000 }).catch(() => undefined);
       await this.page.keyboard.press('Control+Shift+P');
       await box.waitFor({ state: 'visible', timeout: timeoutMs });
     }
@@ -69,8 +69,14 @@ export class Workbench {
 
   /** Opens a workspace file in an editor with Quick Open (Ctrl+P). */
   async openFile(rel, timeoutMs = 20000) {
+    await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('Control+P');
-    await this.quickInput.waitFor({ state: 'visible', timeout: timeoutMs });
+    try {
+      await this.quickInput.waitFor({ state: 'visible', timeout: 3000 });
+    } catch {
+      await this.palette('Go to File', timeoutMs, { waitHidden: false });
+      await this.quickInput.waitFor({ state: 'visible', timeout: timeoutMs });
+    }
     await this.page.keyboard.insertText(rel);
     const name = rel.split('/').pop();
     await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: timeoutMs });
@@ -144,6 +150,28 @@ export class Workbench {
   /** A link in the confirmation's message. */
   confirmationLink(text) {
     return this.confirmation().locator('a', { hasText: text }).first();
+  }
+
+  /**
+   * Clicks until a condition holds: a lens can be re-rendered under the
+   * pointer (its provider refreshes as the document changes), and a click
+   * on the old one does nothing.
+   */
+  async clickUntil(locator, cond, timeoutMs = 15000, what = 'the click to take effect') {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      await locator.click({ timeout: Math.max(1000, end - Date.now()) }).catch(() => undefined);
+      const until = Date.now() + 3000;
+      while (Date.now() < until) {
+        if (await cond()) {
+          return;
+        }
+        await this.page.waitForTimeout(150);
+      }
+      if (Date.now() > end) {
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      }
+    }
   }
 
   /** A status bar entry holding text. */

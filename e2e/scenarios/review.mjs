@@ -90,17 +90,18 @@ export default {
     const badge = await wb.explorerBadge();
     t.check('typing into the proposal leaves no unsaved file in the Explorer', badge === '', badge ? `badge "${badge}"` : undefined);
     await t.shot('typed-into-proposal');
-    await wb.diffLens('Undo my edits').click();
-    await t.step('"Undo my edits" puts the proposal back', () => dropLens.waitFor({ timeout: 15000 }));
+    await t.step('"Undo my edits" puts the proposal back', () =>
+      wb.clickUntil(wb.diffLens('Undo my edits'), () => dropLens.isVisible().catch(() => false), 15000, 'the hunk lenses to return'));
 
-    await dropLens.click();
+    const keepLens = wb.diffLens(`Keep hunk ${droppedHunk}/${hunkCount} (dropped)`);
     await t.step(`hunk ${droppedHunk} dropped (its lens now offers Keep)`, () =>
-      wb.diffLens(`Keep hunk ${droppedHunk}/${hunkCount} (dropped)`).waitFor({ timeout: 15000 }));
+      wb.clickUntil(dropLens, () => keepLens.isVisible().catch(() => false), 15000, 'the Keep lens'));
     const badge2 = await wb.explorerBadge();
     t.check('dropping a hunk leaves no unsaved file either', badge2 === '', badge2 ? `badge "${badge2}"` : undefined);
     await t.shot('hunk-dropped');
 
-    await wb.diffLens('Approve').click();
+    await t.step('the "Approve" lens answers the review', () =>
+      wb.clickUntil(wb.diffLens('Approve'), async () => t.ownEvents().some((e) => e.kind === 'tool-result' && e.tool === 'tether_multi_edit'), 30000, 'the edit\'s result'));
     await t.step('the chat turn ends after Approve', () => t.replied());
     const edit = t.toolResult('tether_multi_edit');
     const droppedNote = new RegExp(`hunk\\(s\\) ${droppedHunk} were dropped`);

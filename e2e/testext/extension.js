@@ -99,7 +99,7 @@ function quote(text) {
 
 /** One agent turn: model and tools take turns until the model answers in text. */
 async function agent(request, _context, stream, token) {
-  record({ kind: 'request', prompt: request.prompt });
+  record({ kind: 'request', prompt: request.prompt, toolReferences: (request.toolReferences || []).map((r) => r.name) });
   const [model] = await vscode.lm.selectChatModels({ vendor: VENDOR });
   if (!model) {
     stream.markdown('E2E_AGENT_ERROR no scripted model is registered');

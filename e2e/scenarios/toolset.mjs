@@ -1,0 +1,43 @@
+// #tether: VS Code 1.139 keeps contributed tool sets behind a proposed
+// API, so the README tells users to add Tether's tools as a tool set of
+// their own ("Chat: Configure Tool Sets…"). This checks that recipe: with
+// the file in the profile's prompts folder, `#tether` in a prompt names
+// Tether's tools.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+const marker = '#toolset-check';
+
+const tools = ['read_file', 'list_dir', 'glob', 'grep', 'problems', 'todo', 'ask_user', 'write_file', 'edit_file', 'multi_edit', 'move_file', 'delete_file', 'shell', 'shell_output', 'shell_kill'];
+
+export default {
+  name: 'toolset',
+  order: 90,
+  agent: { [marker]: { steps: [], reply: 'E2E_AGENT_DONE tool set' } },
+
+  async warmup(t) {
+    const dir = path.join(t.dirs.userData, 'User', 'prompts');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'tether.toolsets.jsonc'), JSON.stringify({ tether: { tools, description: "Tether's tools", icon: '$(shield)' } }, null, 2) + '\n');
+  },
+
+  async run(t) {
+    const { wb } = t;
+    await wb.newChat();
+    t.sentAt = Date.now();
+    await wb.chatInput.click();
+    await wb.page.keyboard.insertText(`@tethertest ${marker} `);
+    await wb.page.keyboard.type('#tether');
+    const suggestion = wb.page.locator('.suggest-widget .monaco-list-row', { hasText: 'tether' }).first();
+    const offered = await suggestion.waitFor({ timeout: 15000 }).then(() => true, () => false);
+    t.check('the chat input offers #tether', offered);
+    await t.shot('toolset-suggested');
+    await wb.page.keyboard.press('Escape');
+    await wb.page.keyboard.press('Enter');
+    await t.replied();
+    const req = t.ownEvents().find((e) => e.kind === 'request');
+    t.note(`tool references: ${JSON.stringify(req && req.toolReferences)}`);
+    t.check('#tether in a prompt references Tether\'s tools', req && (req.toolReferences || []).some((n) => /tether/.test(n)), req && req.toolReferences);
+  },
+};
