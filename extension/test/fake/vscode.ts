@@ -363,6 +363,10 @@ export const fake = {
   onQuickPick: (_qp: FakeQuickPick<any>): void => undefined,
   onShowQuickPick: (_items: any[]): any => undefined,
   onInputBox: (_opts: unknown): string | undefined => undefined,
+  /** Plays VS Code running a tool another tool invoked (the approval tool's confirmation). */
+  onInvokeTool: async (name: string, _options: any, _token?: unknown): Promise<any> => {
+    throw new Error(`no tool ${name} in this test`);
+  },
 
   reset(): void {
     this.config = {};
@@ -389,6 +393,9 @@ export const fake = {
     this.onQuickPick = () => undefined;
     this.onShowQuickPick = () => undefined;
     this.onInputBox = () => undefined;
+    this.onInvokeTool = async (name: string) => {
+      throw new Error(`no tool ${name} in this test`);
+    };
   },
 
   setDiagnostics(uri: Uri, diags: Diagnostic[], fire = true): void {
@@ -614,6 +621,7 @@ export const commands = {
 };
 
 export const lm = {
+  invokeTool: (name: string, options: any, token?: unknown) => fake.onInvokeTool(name, options, token),
   registerTool: (name: string, tool: unknown) => {
     if (fake.tools.has(name)) {
       throw new Error(`tool ${name} already registered`);
