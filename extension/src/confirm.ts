@@ -222,7 +222,8 @@ export class ChatApprovals implements vscode.LanguageModelTool<Record<string, st
       // confirm it anyway, so that nothing is taken as approved unseen.
       return { invocationMessage: "Tether approval", confirmationMessages: { title: "Tether: approve?", message: "Nothing of Tether's waits for this approval." } };
     }
-    return { invocationMessage: `Approved: ${e.approval.title}`, confirmationMessages: confirmationMessages(e.approval, e.id) };
+    // Shown once answered, whatever the answer: it must not say "approved".
+    return { invocationMessage: `Tether asked: ${e.approval.title}`, confirmationMessages: confirmationMessages(e.approval, e.id) };
   }
 
   invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, string>>): vscode.LanguageModelToolResult {

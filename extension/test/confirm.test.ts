@@ -110,7 +110,7 @@ test("an approval is asked in the chat of the call it belongs to; Allow answers 
   assert.equal(await chat.ask({ ...shell, requestId: "r1" }), "yes");
   assert.deepEqual(seen.input, { command: "touch a && git add a" }, "the chat shows what is asked about as the input");
   assert.equal(seen.prepared.confirmationMessages.title, "Tether: run this command?");
-  assert.match(seen.prepared.invocationMessage, /^Approved: Run touch and git/);
+  assert.match(seen.prepared.invocationMessage, /^Tether asked: Run touch and git/, "neutral: the answer may be no");
   assert.equal(chat.waiting, 0);
   running.dispose();
   assert.equal(chat.canAsk({ ...shell, requestId: "r1" }), false, "the call ended");
