@@ -157,11 +157,11 @@ export class Workbench {
    * pointer (its provider refreshes as the document changes), and a click
    * on the old one does nothing.
    */
-  async clickUntil(locator, cond, timeoutMs = 15000, what = 'the click to take effect') {
+  async clickUntil(locator, cond, timeoutMs = 20000, what = 'the click to take effect', settleMs = 8000) {
     const end = Date.now() + timeoutMs;
     for (;;) {
       await locator.click({ timeout: Math.max(1000, end - Date.now()) }).catch(() => undefined);
-      const until = Date.now() + 3000;
+      const until = Date.now() + settleMs;
       while (Date.now() < until) {
         if (await cond()) {
           return;

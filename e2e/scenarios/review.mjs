@@ -91,11 +91,11 @@ export default {
     t.check('typing into the proposal leaves no unsaved file in the Explorer', badge === '', badge ? `badge "${badge}"` : undefined);
     await t.shot('typed-into-proposal');
     await t.step('"Undo my edits" puts the proposal back', () =>
-      wb.clickUntil(wb.diffLens('Undo my edits'), () => dropLens.isVisible().catch(() => false), 15000, 'the hunk lenses to return'));
+      wb.clickUntil(wb.diffLens('Undo my edits'), () => dropLens.isVisible().catch(() => false), 25000, 'the hunk lenses to return'));
 
     const keepLens = wb.diffLens(`Keep hunk ${droppedHunk}/${hunkCount} (dropped)`);
     await t.step(`hunk ${droppedHunk} dropped (its lens now offers Keep)`, () =>
-      wb.clickUntil(dropLens, () => keepLens.isVisible().catch(() => false), 15000, 'the Keep lens'));
+      wb.clickUntil(dropLens, () => keepLens.isVisible().catch(() => false), 25000, 'the Keep lens'));
     const badge2 = await wb.explorerBadge();
     t.check('dropping a hunk leaves no unsaved file either', badge2 === '', badge2 ? `badge "${badge2}"` : undefined);
     await t.shot('hunk-dropped');

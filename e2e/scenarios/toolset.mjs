@@ -26,12 +26,17 @@ export default {
     const { wb } = t;
     await wb.newChat();
     t.sentAt = Date.now();
-    await wb.chatInput.click();
-    await wb.page.keyboard.insertText(`@tethertest ${marker} `);
-    await wb.page.keyboard.type('#tether ');
-    // The input turns a known #reference into a chip and attaches it.
+    // The input turns a known #reference into a chip and attaches it. VS
+    // Code reads tool set files in the background: type again until it knows.
     const attached = wb.page.locator('.part.auxiliarybar .interactive-input-part .chat-attached-context-attachment', { hasText: 'tether' }).first();
-    const recognized = await attached.waitFor({ timeout: 15000 }).then(() => true, () => false);
+    const recognized = await t.waitFor(async () => {
+      await wb.chatInput.click();
+      await wb.page.keyboard.press('Control+A');
+      await wb.page.keyboard.press('Delete');
+      await wb.page.keyboard.insertText(`@tethertest ${marker} `);
+      await wb.page.keyboard.type('#tether ');
+      return attached.waitFor({ timeout: 3000 }).then(() => true, () => false);
+    }, 30000, 'the chat input to take #tether').catch(() => false);
     t.check('the chat input takes #tether as a reference to the tool set', recognized);
     await t.shot('toolset-attached');
     await wb.page.keyboard.press('Escape');

@@ -260,7 +260,11 @@ export class Approvals implements vscode.Disposable {
         return;
       }
     }
-    await entry.review.toggle(id);
+    // The lenses flip at once; the text follows when the editor has
+    // reloaded the proposal.
+    const shown = entry.review.toggle(id);
+    this.lensEmitter.fire();
+    await shown;
     this.lensEmitter.fire();
   }
 

@@ -296,6 +296,14 @@ test("the review says what it is: its title, a labelled row of actions, a status
   assert.equal(status.visible, false, "nothing left to review");
 });
 
+test("a hunk's lens flips at once, before the editor has reloaded the proposal", async () => {
+  await request();
+  const uri = proposedUri();
+  const pending = approvals.toggleHunk(uri.toString(), 1);
+  assert.equal(fake.lenses(uri)[4].command!.title, "$(check) Keep hunk 1/2 (dropped)");
+  await pending;
+});
+
 test("dropping a hunk rewrites the proposal through its file system: the document is never left unsaved", async () => {
   await request();
   const uri = proposedUri();
