@@ -23,6 +23,8 @@ export class EditReview {
    * comparing with this, never with the raw proposal.
    */
   private shown: string | undefined;
+  /** Rewrites of the proposal under way. */
+  private showing = 0;
 
   constructor(
     key: string,
@@ -70,7 +72,8 @@ export class EditReview {
   /** The user's own text, if they typed into the proposal; else undefined. */
   editedText(): string | undefined {
     const doc = this.document();
-    if (!doc || this.shown === undefined) {
+    if (!doc || this.shown === undefined || this.showing > 0) {
+      // While the proposal is being rewritten, its text is Tether's.
       return undefined;
     }
     const text = doc.getText();
@@ -122,6 +125,15 @@ export class EditReview {
    * replaced in the buffer instead.
    */
   private async show(text: string): Promise<void> {
+    this.showing++;
+    try {
+      await this.rewrite(text);
+    } finally {
+      this.showing--;
+    }
+  }
+
+  private async rewrite(text: string): Promise<void> {
     this.generated = text;
     const doc = this.document();
     if (doc?.isDirty) {
