@@ -38,7 +38,7 @@ async function loadScenarios(names) {
     if (!s || typeof s.run !== 'function' || !s.name) {
       throw new Error(`${f}: a scenario module's default export needs a name and a run(t) function`);
     }
-    all.push({ order: 100, fresh: false, files: {}, settings: {}, agent: {}, ...s, file: f });
+    all.push({ order: 100, fresh: false, files: {}, userFiles: {}, settings: {}, agent: {}, ...s, file: f });
   }
   const unknown = names.filter((n) => !all.some((s) => s.name === n));
   if (unknown.length > 0) {
@@ -125,6 +125,7 @@ async function runGroup(group, vsix) {
   const dirs = freshRun(rig, group.name, mergedSettings(group));
   for (const s of group.scenarios) {
     writeFiles(dirs.workspace, s.files);
+    writeFiles(path.join(dirs.userData, 'User'), s.userFiles);
   }
   const scriptFile = path.join(dirs.root, 'script.json');
   const eventsFile = path.join(dirs.root, 'events.jsonl');

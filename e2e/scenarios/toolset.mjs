@@ -4,9 +4,6 @@
 // the file in the profile's prompts folder, `#tether` in a prompt names
 // Tether's tools.
 
-import fs from 'node:fs';
-import path from 'node:path';
-
 const marker = '#toolset-check';
 
 const tools = ['read_file', 'list_dir', 'glob', 'grep', 'problems', 'todo', 'ask_user', 'write_file', 'edit_file', 'multi_edit', 'move_file', 'delete_file', 'shell', 'shell_output', 'shell_kill'];
@@ -15,12 +12,8 @@ export default {
   name: 'toolset',
   order: 90,
   agent: { [marker]: { steps: [], reply: 'E2E_AGENT_DONE tool set' } },
-
-  async warmup(t) {
-    const dir = path.join(t.dirs.userData, 'User', 'prompts');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'tether.toolsets.jsonc'), JSON.stringify({ tether: { tools, description: "Tether's tools" } }, null, 2) + '\n');
-  },
+  // The profile's prompts folder, where "Chat: Configure Tool Sets…" keeps them.
+  userFiles: { 'prompts/tether.toolsets.jsonc': JSON.stringify({ tether: { tools, description: "Tether's tools" } }, null, 2) + '\n' },
 
   async run(t) {
     const { wb } = t;
