@@ -199,7 +199,17 @@ export class Workbench {
 
   /** Sends a chat message. insertText, not typing: "@" opens a suggest widget that can eat keys. */
   async sendChat(text) {
-    await this.chatInput.click();
+    // The text must go to the chat input, never to an editor that kept the keyboard.
+    for (let i = 0; ; i++) {
+      await this.chatInput.click();
+      if (await this.page.evaluate(() => Boolean(document.activeElement && document.activeElement.closest('.part.auxiliarybar .interactive-input-part')))) {
+        break;
+      }
+      if (i >= 10) {
+        throw new Error('the chat input does not take the keyboard');
+      }
+      await this.page.waitForTimeout(300);
+    }
     await this.page.keyboard.insertText(text);
     await this.page.keyboard.press('Enter');
   }

@@ -39,6 +39,7 @@ export default {
   /** TypeScript's server takes a while to start: open the file before the first scenario runs. */
   async warmup(t) {
     await t.wb.openFile(file);
+    await t.wb.chatInput.click(); // the keyboard back to the chat, where the first scenario types
   },
 
   async run(t) {
