@@ -319,6 +319,37 @@ func TestPrepareHasNoSideEffects(t *testing.T) {
 	}
 }
 
+// A preview names the approval the call would need, so the editor can ask
+// up front: a change inside the workspace, a read outside it; a read inside
+// needs none.
+func TestPrepareNamesTheApproval(t *testing.T) {
+	f := start(t)
+	f.initialize()
+	var prep protocol.ToolPrepareResult
+	f.call(protocol.MethodToolsPrepare, map[string]any{"name": "create_file", "arguments": map[string]any{"path": "p.txt", "content": "hi\n"}, "requestId": ""}, &prep)
+	if a := prep.Approval; a == nil || a.Kind != protocol.ApprovalEdit || a.Title != "Create p.txt" || a.Diff != "" || a.Tool != "create_file" {
+		t.Errorf("create_file approval = %+v", a)
+	}
+	outside := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(outside, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prep = protocol.ToolPrepareResult{}
+	f.call(protocol.MethodToolsPrepare, map[string]any{"name": "read_file", "arguments": map[string]any{"path": outside}, "requestId": ""}, &prep)
+	if a := prep.Approval; !prep.NeedsApproval || a == nil || a.Kind != protocol.ApprovalOutside || a.Path != outside || !strings.HasPrefix(a.AlwaysScope, "reading in ") {
+		t.Errorf("read_file outside: %+v approval %+v", prep, a)
+	}
+	f.write("in.txt", "y\n")
+	prep = protocol.ToolPrepareResult{}
+	f.call(protocol.MethodToolsPrepare, map[string]any{"name": "read_file", "arguments": map[string]any{"path": "in.txt"}, "requestId": ""}, &prep)
+	if prep.NeedsApproval || prep.Approval != nil {
+		t.Errorf("read_file inside: %+v", prep)
+	}
+	if len(f.approvals) != 0 {
+		t.Error("prepare asked for approval")
+	}
+}
+
 // A client that did not say it shows plans is sent none.
 func TestNoPlanForAClientWithoutTodo(t *testing.T) {
 	f := start(t)

@@ -42,7 +42,7 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 	s.env, s.state = env, stateRunning
 	s.mu.Unlock()
 	s.logger.Info("initialized", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version,
-		"folders", len(p.WorkspaceFolders), "mode", env.Mode, "rg", env.Settings.RgPath)
+		"folders", len(p.WorkspaceFolders), "mode", env.Mode(), "rg", env.Settings.RgPath)
 	return protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: "tether", Version: s.version},
 		Tools:      s.reg.Offered(env),

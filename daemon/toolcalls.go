@@ -42,7 +42,11 @@ func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, er
 	}
 	message := t.Describe(c.Args)
 	if tool.IsReadOnly(t) {
-		return protocol.ToolPrepareResult{Title: message, Message: message}, nil
+		res := protocol.ToolPrepareResult{Title: message, Message: message}
+		if req := readApproval(c); req != nil {
+			res.NeedsApproval, res.Approval = true, req
+		}
+		return res, nil
 	}
 	c.Prepare = true
 	res := s.reg.Invoke(ctx, c)
@@ -54,7 +58,32 @@ func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, er
 		// The call will fail the same way when run; the message says why.
 		return protocol.ToolPrepareResult{Title: title, Message: res.Content, Diff: res.Diff}, nil
 	}
-	return protocol.ToolPrepareResult{Title: title, Message: message, NeedsApproval: res.NeedsApproval, Diff: res.Diff}, nil
+	out := protocol.ToolPrepareResult{Title: title, Message: message, NeedsApproval: res.NeedsApproval, Diff: res.Diff}
+	if res.NeedsApproval {
+		out.Approval = c.Asks
+	}
+	return out, nil
+}
+
+// readApproval says what a read-only call would ask before reading: the
+// read tools name what they read in "path", and one outside the workspace
+// asks. The tool itself is not run (that would do the read).
+func readApproval(c *tool.Call) *protocol.ApprovalRequestParams {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(c.Args, &a) != nil || a.Path == "" {
+		return nil
+	}
+	loc, err := c.Locate(a.Path)
+	if err != nil {
+		return nil
+	}
+	req, err := c.ReadApproval(loc)
+	if err != nil {
+		return nil
+	}
+	return req
 }
 
 // newCall builds a tool.Call from tools/call or tools/prepare params.

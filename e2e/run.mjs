@@ -1,75 +1,88 @@
 #!/usr/bin/env node
 // Tether end to end, in a real VS Code: code-server in headless Chromium.
 //
-//   node e2e/run.mjs        (after e2e/setup.sh; `npm run e2e` does both)
+//   node e2e/run.mjs [scenario ...]   (after e2e/setup.sh; `npm run e2e` does both)
 //
-// A chat request to the test agent (@tethertest) reads greet.txt and edits it
-// in three places through Tether's tools; the review diff opens; one hunk is
-// dropped with its CodeLens and Approve is clicked in the editor title; the
-// file must then hold only the kept hunks. "Tether: Undo Last Request" from
-// the command palette must then put the file back byte for byte.
+// Every module in e2e/scenarios/ is a scenario (see e2e/README.md for the
+// interface). Scenarios share one code-server, workbench and workspace
+// unless they ask for a fresh profile; each fresh one gets its own. Naming
+// scenarios runs only those.
 //
 // Exit status: 0 every check passed, 1 a check failed, 2 the harness itself
 // failed (rig missing, build or start-up broken). Screenshots, logs and
 // result.json go to e2e/artifacts/.
-// Env: TETHER_E2E_CACHE (where setup.sh installed the rig), E2E_KEEP=1 leaves
-// code-server running at the end and prints how to stop it.
+// Env: TETHER_E2E_CACHE (where setup.sh installed the rig), TETHER_E2E_RUN
+// (the run folder), E2E_KEEP=1 leaves code-server running at the end.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
+import { Context, StepFailed } from './lib/context.mjs';
 import { Report, waitFor } from './lib/report.mjs';
-import { CodeServer, buildExtensions, e2eDir, freePort, freshRun, groupMembers, installExtension, missingRig, rigPaths, serverEnv } from './lib/rig.mjs';
+import { CodeServer, buildExtensions, clearRun, e2eDir, freePort, freshRun, groupMembers, installExtensions, missingRig, rigPaths, serverEnv } from './lib/rig.mjs';
 import { Workbench, launchBrowser } from './lib/workbench.mjs';
-import * as scenario from './scenario.mjs';
 
 const artifacts = path.join(e2eDir, 'artifacts');
 const report = new Report();
 const rig = rigPaths();
-const blocked = [];
-const pageErrors = [];
-let codeServer;
-let browser;
+const running = new Set(); // { codeServer, browser } of each group still up
 
-/** A scenario step failed: later steps cannot run, the run ends with status 1. */
-class StepFailed extends Error {}
+/** Loads every scenario module, in their order, keeping only those named on the command line. */
+async function loadScenarios(names) {
+  const dir = path.join(e2eDir, 'scenarios');
+  const all = [];
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
+    const mod = await import(pathToFileURL(path.join(dir, f)).href);
+    const s = mod.default;
+    if (!s || typeof s.run !== 'function' || !s.name) {
+      throw new Error(`${f}: a scenario module's default export needs a name and a run(t) function`);
+    }
+    all.push({ order: 100, fresh: false, files: {}, userFiles: {}, settings: {}, agent: {}, ...s, file: f });
+  }
+  const unknown = names.filter((n) => !all.some((s) => s.name === n));
+  if (unknown.length > 0) {
+    throw new Error(`no scenario named ${unknown.join(', ')}; there are: ${all.map((s) => s.name).join(', ')}`);
+  }
+  const picked = names.length > 0 ? all.filter((s) => names.includes(s.name)) : all;
+  return picked.sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+}
 
-/** Runs one step of the scenario; its failure is a failed check, not a harness error. */
-async function step(name, fn) {
-  try {
-    const v = await fn();
-    report.check(name, true);
-    return v;
-  } catch (e) {
-    report.check(name, false, String(e && e.message || e).split('\n')[0]);
-    throw new StepFailed(name);
+/** Groups scenarios by the code-server they run in: the shared one, then one per fresh scenario. */
+function groups(scenarios) {
+  const shared = scenarios.filter((s) => !s.fresh);
+  const out = shared.length > 0 ? [{ name: 'shared', scenarios: shared }] : [];
+  for (const s of scenarios.filter((s) => s.fresh)) {
+    out.push({ name: s.name, scenarios: [s] });
+  }
+  return out;
+}
+
+/** The settings of a group's profile: its scenarios' own, which must not disagree. */
+function mergedSettings(group) {
+  const out = {};
+  for (const s of group.scenarios) {
+    for (const [k, v] of Object.entries(s.settings)) {
+      if (k in out && JSON.stringify(out[k]) !== JSON.stringify(v)) {
+        throw new Error(`scenarios of the ${group.name} group disagree on the setting ${k}; mark one fresh`);
+      }
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+function writeFiles(dir, files) {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
   }
 }
 
-function gate(name, ok, detail) {
-  if (!report.check(name, ok, detail)) {
-    throw new StepFailed(name);
-  }
-}
-
-const shot = (wb, name) => wb.screenshot(path.join(artifacts, name));
-
-function readEvents(file) {
-  try {
-    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
-}
-
-function prepareArtifacts() {
-  fs.rmSync(artifacts, { recursive: true, force: true });
-  fs.mkdirSync(artifacts, { recursive: true });
-}
-
-/** Copies the logs worth reading after a run: code-server's, the extension hosts' (Tether's output channel among them), the agent's events. */
-function collectLogs(dirs) {
-  const out = path.join(artifacts, 'logs');
+/** Copies the logs worth reading after a run of one group. */
+function collectLogs(group, dirs) {
+  const out = path.join(artifacts, 'logs', group.name);
   fs.mkdirSync(out, { recursive: true });
   for (const f of ['code-server.log', 'events.jsonl']) {
     if (fs.existsSync(path.join(dirs.root, f))) {
@@ -82,176 +95,109 @@ function collectLogs(dirs) {
   }
 }
 
-async function shutdown() {
-  const closing = browser;
-  browser = undefined;
-  if (closing) {
-    await closing.close().catch(() => undefined);
+async function stop(up, group) {
+  running.delete(up);
+  if (up.browser) {
+    await up.browser.close().catch(() => undefined);
   }
-  const cs = codeServer;
-  codeServer = undefined;
-  if (!cs) {
+  if (!up.codeServer) {
     return;
   }
   if (process.env.E2E_KEEP === '1') {
-    console.log(`code-server left running at http://127.0.0.1:${cs.port}/ — stop it with: kill -TERM -- -${cs.pgid}`);
-    cs.proc.unref();
+    console.log(`code-server of ${group} left running at http://127.0.0.1:${up.codeServer.port}/ — stop it with: kill -TERM -- -${up.codeServer.pgid}`);
+    up.codeServer.proc.unref();
     return;
   }
-  const how = await cs.stop();
-  const left = groupMembers(cs.pgid);
-  report.check('code-server, its extension host and the Tether daemon all ended', left.length === 0, left.length ? left : how);
+  const how = await up.codeServer.stop();
+  const left = groupMembers(up.codeServer.pgid);
+  report.check(`${group}: code-server, its extension host and the Tether daemon all ended`, left.length === 0, left.length ? left : how);
 }
 
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, () => {
     console.error(`\n${sig}: stopping code-server`);
-    void shutdown().finally(() => process.exit(2));
+    void Promise.all([...running].map((up) => stop(up, 'interrupted'))).finally(() => process.exit(2));
   });
 }
 
-async function scenarioSteps(wb, dirs, eventsFile) {
-  const file = path.join(dirs.workspace, scenario.fileName);
-  const onDisk = () => fs.readFileSync(file, 'utf8');
-  const events = () => readEvents(eventsFile);
-  const t0 = Date.now();
+/** Starts one code-server for a group, runs its scenarios in order, stops it. */
+async function runGroup(group, vsix) {
+  const dirs = freshRun(rig, group.name, mergedSettings(group));
+  for (const s of group.scenarios) {
+    writeFiles(dirs.workspace, s.files);
+    writeFiles(path.join(dirs.userData, 'User'), s.userFiles);
+  }
+  const scriptFile = path.join(dirs.root, 'script.json');
+  const eventsFile = path.join(dirs.root, 'events.jsonl');
+  const byMarker = Object.assign({}, ...group.scenarios.map((s) => s.agent));
+  fs.writeFileSync(scriptFile, JSON.stringify({ byMarker }, null, 2));
+  const env = serverEnv(rig, dirs, { TETHER_E2E_SCRIPT: scriptFile, TETHER_E2E_EVENTS: eventsFile });
 
-  await step('the test agent extension activated', () => waitFor(() => events().some((e) => e.kind === 'activated'), 60000, 'the agent extension to activate'));
-  await step('chat panel opens', () => wb.openChat());
-  await wb.sendChat(scenario.prompt);
-  await shot(wb, '01-chat-request.png');
-  report.mark('chatRequestSentAt');
+  const tInstall = Date.now();
+  report.check(`${group.name}: installed ${[vsix.tether, vsix.agent].map((v) => path.basename(v)).join(' and ')}`, true, installExtensions(rig, dirs, env, [vsix.tether, vsix.agent]));
+  report.mark(`${group.name}.installMs`, tInstall);
 
-  // Tether does its own asking, with the diff: VS Code must not ask first
-  // (prepareInvocation returns no confirmationMessages). Should it ask, the
-  // check fails and Allow is clicked so the rest of the run still says something.
-  const allow = wb.page.locator('.interactive-session .monaco-button:visible', { hasText: /^Allow/ }).first();
-  let vscodeAsked = 0;
-  const dropLens = wb.diffLens(`Drop hunk ${scenario.droppedHunk}/${scenario.hunkCount}`);
-  await step('Tether\'s review diff opens with a CodeLens on each hunk', () => waitFor(async () => {
-    if (await allow.isVisible().catch(() => false)) {
-      vscodeAsked++;
-      await allow.click();
+  const up = { pageErrors: [], blocked: [] };
+  running.add(up);
+  try {
+    const tStart = Date.now();
+    up.codeServer = new CodeServer(rig, dirs, env, await freePort());
+    await up.codeServer.listening(60000);
+    up.browser = await launchBrowser(rig, dirs.browser, up.blocked);
+    const page = up.browser.pages()[0] || (await up.browser.newPage());
+    page.on('pageerror', (e) => up.pageErrors.push(String(e).slice(0, 300)));
+    const wb = new Workbench(page);
+    await page.goto(up.codeServer.url, { waitUntil: 'domcontentloaded', timeout: 120000 });
+    await wb.ready(60000);
+    report.mark(`${group.name}.workbenchReadyMs`, tStart);
+    const readEvents = () => new Context({ eventsFile }).events();
+    await waitFor(() => readEvents().some((e) => e.kind === 'activated'), 90000, 'the test agent extension to activate');
+    await wb.openChat();
+    report.mark(`${group.name}.readyForScenariosMs`, tStart);
+
+    // Warm-ups start slow things (a language server) before any scenario runs.
+    const contexts = new Map(group.scenarios.map((s) => [s, new Context({ report, wb, dirs, artifacts, name: s.name, eventsFile, server: up.codeServer, rig })]));
+    for (const s of group.scenarios.filter((s) => typeof s.warmup === 'function')) {
+      await s.warmup(contexts.get(s)).catch((e) => report.note(`${s.name}: warm-up failed: ${String((e && e.message) || e).split('\n')[0]}`));
     }
-    return dropLens.isVisible().catch(() => false);
-  }, 60000, 'the "Drop hunk" CodeLens in the diff editor'));
-  report.mark('reviewShownAt');
-  report.check('VS Code ran Tether\'s tools without a confirmation of its own', vscodeAsked === 0, vscodeAsked ? `clicked Allow ${vscodeAsked} time(s)` : undefined);
-  report.check('the review diff opened without taking the keyboard from the chat input',
-    await wb.page.evaluate(() => Boolean(document.activeElement && document.activeElement.closest('.interactive-input-part'))));
-  report.check('the chat shows Tether\'s progress message while the change waits', (await wb.chatText()).includes(`Making ${scenario.hunkCount} edits in ${scenario.fileName}`));
-
-  const read = events().find((e) => e.kind === 'tool-result' && e.tool === 'tether_read_file');
-  report.check('tether_read_file ran from the chat request, with its toolInvocationToken', read && /^1\t01: Hello, Ada!/m.test(read.result)
-    && events().filter((e) => e.kind === 'tool-call').every((e) => e.hasToken), read ? read.result.split('\n')[0] : 'no result');
-  for (let n = 1; n <= scenario.hunkCount; n++) {
-    const label = `Drop hunk ${n}/${scenario.hunkCount}`;
-    report.check(`lens "${label}" shown`, await wb.diffLens(label).isVisible());
+    for (const s of group.scenarios) {
+      const t = contexts.get(s);
+      t.started = Date.now();
+      const t0 = Date.now();
+      try {
+        await s.run(t);
+      } catch (e) {
+        if (!(e instanceof StepFailed)) {
+          report.check(`${s.name}: ran to the end`, false, String((e && e.stack) || e).split('\n').slice(0, 3).join(' | '));
+        }
+        await t.shot('failure').catch(() => undefined);
+        // Leave the workbench usable for the next scenario.
+        await page.keyboard.press('Escape').catch(() => undefined);
+      }
+      report.mark(`${s.name}Ms`, t0);
+    }
+    report.check(`${group.name}: no uncaught errors in the page`, up.pageErrors.length === 0, up.pageErrors.length ? up.pageErrors.slice(0, 3) : undefined);
+    report.check(`${group.name}: the browser asked for nothing beyond loopback`, up.blocked.length === 0, up.blocked.length ? up.blocked.slice(0, 5) : undefined);
+  } finally {
+    await stop(up, group.name);
+    collectLogs(group, dirs);
   }
-  for (const label of ['Approve', 'Reject', 'Always Approve', 'Skip']) {
-    report.check(`editor title shows ${label}`, await wb.titleAction(label).isVisible().catch(() => false));
-  }
-  report.check('nothing is written while the change waits for review', onDisk() === scenario.original);
-  await shot(wb, '02-review-diff.png');
-
-  await dropLens.click();
-  await step(`hunk ${scenario.droppedHunk} dropped (its lens now offers Keep)`, () =>
-    wb.diffLens(`Keep hunk ${scenario.droppedHunk}/${scenario.hunkCount} (dropped)`).waitFor({ timeout: 15000 }));
-  await shot(wb, '03-hunk-dropped.png');
-
-  await wb.titleAction('Approve').click();
-  const tApprove = Date.now();
-  await step('the chat turn ends after Approve', () => waitFor(() => events().some((e) => e.kind === 'reply' || e.kind === 'error'), 60000, 'the agent\'s reply'));
-  report.mark('approveToReplyMs', tApprove);
-  const edit = events().find((e) => e.kind === 'tool-result' && e.tool === 'tether_multi_edit');
-  const droppedNote = new RegExp(`hunk\\(s\\) ${scenario.droppedHunk} were dropped`);
-  const written = onDisk();
-  report.check('the file holds the kept hunks and not the dropped one', written === scenario.approved,
-    { kept: scenario.keptLines.every((l) => written.includes(l)), droppedAbsent: !written.includes(scenario.droppedLine) });
-  report.check('the tool result tells the model which hunk was dropped', edit && droppedNote.test(edit.result), edit && edit.result.split('\n').slice(0, 3).join(' / '));
-  report.check('the tool result carries the diff of what was written: the kept hunks only', edit
-    && scenario.keptLines.every((l) => edit.result.includes(`\n+${l}\n`)) && !edit.result.includes(`+${scenario.droppedLine}`));
-  const chatShows = await waitFor(async () => {
-    const t = await wb.chatText();
-    return droppedNote.test(t) && t.includes('E2E_AGENT_DONE') ? t : undefined;
-  }, 15000, 'the chat to show the result').catch(() => undefined);
-  report.check('the chat shows the tool\'s result and the reply', chatShows !== undefined);
-  report.check('the review diff closed after Approve', await waitFor(async () => !(await wb.page.locator('.monaco-diff-editor').first().isVisible().catch(() => false)), 10000, 'the diff to close').then(() => true, () => false));
-  await shot(wb, '04-chat-result.png');
-
-  const tUndo = Date.now();
-  await step('"Tether: Undo Last Request" runs from the command palette', () => wb.palette('Tether: Undo Last Request'));
-  const toast = wb.notification('Tether restored');
-  const toastText = await step('undo notification shows', async () => {
-    await toast.waitFor({ timeout: 20000 });
-    return toast.innerText();
-  });
-  report.check('the notification says one file was restored', /Tether restored 1 file\./.test(toastText), toastText.replace(/\s+/g, ' ').trim());
-  report.check('the notification offers "Show details"', await toast.locator('.monaco-button', { hasText: 'Show details' }).isVisible().catch(() => false));
-  await shot(wb, '05-undo-notification.png');
-  const restored = await waitFor(() => onDisk() === scenario.original, 10000, 'the file to be restored').then(() => true, () => false);
-  report.mark('undoMs', tUndo);
-  report.check('the file is back to the original, byte for byte', restored && fs.readFileSync(file).equals(Buffer.from(scenario.original)));
-  const detailsText = await step('"Show details" opens the undo details', async () => {
-    await toast.locator('.monaco-button', { hasText: 'Show details' }).click({ timeout: 10000 });
-    const details = wb.page.locator('.editor-instance .view-lines', { hasText: 'Restored' }).first();
-    await details.waitFor({ timeout: 15000 });
-    return (await details.innerText()).replace(/\s+/g, ' ').trim();
-  });
-  report.check('the undo details name the restored file', detailsText.includes(scenario.fileName), detailsText.slice(0, 120));
-  await shot(wb, '06-undo-details.png');
-  report.mark('scenarioMs', t0);
 }
 
 async function main() {
-  prepareArtifacts();
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
   const missing = missingRig(rig);
   if (missing) {
     throw new Error(missing);
   }
-  const dirs = freshRun(rig);
-  try {
-    const tBuild = Date.now();
-    const vsix = buildExtensions(dirs.root);
-    report.mark('buildMs', tBuild);
-
-    fs.writeFileSync(path.join(dirs.workspace, scenario.fileName), scenario.original);
-    const scriptFile = path.join(dirs.root, 'script.json');
-    const eventsFile = path.join(dirs.root, 'events.jsonl');
-    fs.writeFileSync(scriptFile, JSON.stringify(scenario.script, null, 2));
-    const env = serverEnv(rig, dirs, { TETHER_E2E_SCRIPT: scriptFile, TETHER_E2E_EVENTS: eventsFile });
-
-    const tInstall = Date.now();
-    for (const v of [vsix.tether, vsix.agent]) {
-      report.check(`installed ${path.basename(v)}`, true, installExtension(rig, dirs, env, v));
-    }
-    report.mark('installMs', tInstall);
-
-    const tStart = Date.now();
-    codeServer = new CodeServer(rig, dirs, env, await freePort());
-    await codeServer.listening(60000);
-    report.mark('codeServerListeningMs', tStart);
-    browser = await launchBrowser(rig, dirs.browser, blocked);
-    const page = browser.pages()[0] || (await browser.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e).slice(0, 300)));
-    const wb = new Workbench(page);
-    await page.goto(codeServer.url);
-    await wb.ready(60000);
-    report.mark('workbenchReadyMs', tStart);
-
-    try {
-      await scenarioSteps(wb, dirs, eventsFile);
-    } catch (e) {
-      if (!(e instanceof StepFailed)) {
-        throw e;
-      }
-      await shot(wb, 'failure.png').catch(() => undefined);
-    }
-    report.check('no uncaught errors in the page', pageErrors.length === 0, pageErrors.length ? pageErrors.slice(0, 3) : undefined);
-    report.check('the browser asked for nothing beyond loopback', blocked.length === 0, blocked.length ? blocked.slice(0, 5) : undefined);
-  } finally {
-    await shutdown();
-    collectLogs(dirs);
+  const scenarios = await loadScenarios(process.argv.slice(2));
+  clearRun(rig);
+  const tBuild = Date.now();
+  const vsix = buildExtensions(rig, rig.run);
+  report.mark('buildMs', tBuild);
+  for (const g of groups(scenarios)) {
+    await runGroup(g, vsix);
   }
 }
 
@@ -260,8 +206,8 @@ try {
   await main();
 } catch (e) {
   harnessError = e;
-  console.error('HARNESS ERROR:', e && e.stack || e);
-  await shutdown().catch(() => undefined);
+  console.error('HARNESS ERROR:', (e && e.stack) || e);
+  await Promise.all([...running].map((up) => stop(up, 'after the harness error').catch(() => undefined)));
 }
 const summary = report.print(harnessError);
 fs.mkdirSync(artifacts, { recursive: true });

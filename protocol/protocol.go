@@ -110,8 +110,9 @@ type Settings struct {
 	UndoKeep int `json:"undoKeep,omitempty"`
 	// ShellTimeout is the shell tool's default timeout in seconds; default 120.
 	ShellTimeout int `json:"shellTimeout,omitempty"`
-	// DiagnosticsSettleMs is how long a change waits for the editor's fresh
-	// diagnostics, in milliseconds; default 1500, negative to not wait.
+	// DiagnosticsSettleMs is how long a change waits at most for the
+	// editor's fresh diagnostics, in milliseconds; default 3000, negative to
+	// not wait. The wait ends as soon as fresh diagnostics arrive.
 	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
 	// AgentMaxTurns is how many model turns a sub-agent may take; default 30.
 	AgentMaxTurns int `json:"agentMaxTurns,omitempty"`
@@ -238,6 +239,11 @@ type ToolPrepareResult struct {
 	Message       string `json:"message"`
 	NeedsApproval bool   `json:"needsApproval"`
 	Diff          string `json:"diff,omitempty"`
+	// Approval is, when NeedsApproval, what the user would be asked, as
+	// approval/request would show it (an edit's texts and hunks left out):
+	// a client may ask it up front and answer the approval/request of the
+	// call from that answer.
+	Approval *ApprovalRequestParams `json:"approval,omitempty"`
 }
 
 // DiagnosticsPublishParams replaces the diagnostics of one file.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds Tether: bin/tether (stamped with the version git describes), checks
-# the machine with `tether doctor`, then builds the VS Code extension
-# (tether.vsix, holding the daemon for every supported platform) and
-# installs it into VS Code when `code` is on PATH.
+# the machine with `tether doctor`, then builds the VS Code extension, one
+# .vsix per platform (tether-<platform>.vsix, each holding its one daemon),
+# and installs this machine's into VS Code when `code` is on PATH.
 #
 #   scripts/build.sh                 everything
 #   TETHER_NO_EXTENSION=1 scripts/build.sh   the binary only
@@ -29,10 +29,16 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 npm ci --no-audit --no-fund --loglevel=error
 npm run package
-echo "built tether.vsix"
+target=$(node -p 'process.platform + "-" + process.arch')
+vsix="tether-$target.vsix"
+if [ ! -f "$vsix" ]; then
+	echo "no $vsix was built: this machine ($target) is not one of the platforms the extension ships for" >&2
+	exit 1
+fi
+echo "built tether-*.vsix; $vsix is this machine's"
 if command -v code >/dev/null 2>&1; then
-	code --install-extension tether.vsix --force
+	code --install-extension "$vsix" --force
 	echo "installed into VS Code: open a folder, then the Chat view in Agent mode, and turn on the Tether tools"
 else
-	echo "VS Code's code command is not on PATH: install with  code --install-extension tether.vsix"
+	echo "VS Code's code command is not on PATH: install with  code --install-extension $vsix"
 fi

@@ -211,6 +211,57 @@ func TestFreshProblemsAfterAChange(t *testing.T) {
 	}
 }
 
+// A language server often re-sends a file's diagnostics unchanged (its
+// syntax pass) before its type check reports: that must not end the wait
+// with "no new problems" while the error is still on its way.
+func TestUnchangedRepublishDoesNotEndTheWait(t *testing.T) {
+	h := newHarness(t)
+	st := diagnostics.NewStore()
+	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
+	h.env.Settings.SettleTime = 5 * time.Second
+	path := h.write("calc.ts", "let sum = 0;\n")
+	h.readWhole("calc.ts")
+	hint := lsp.Diagnostic{Severity: 4, Message: "'unused' is declared but its value is never read.", Range: lsp.Range{Start: lsp.Position{Line: 0}}}
+	st.Publish(path, []lsp.Diagnostic{hint})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "zero") {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		st.Publish(path, []lsp.Diagnostic{hint}) // the syntax pass: nothing new
+		time.Sleep(50 * time.Millisecond)
+		st.Publish(path, []lsp.Diagnostic{hint, {Severity: 1, Message: "Type 'string' is not assignable to type 'number'.", Range: lsp.Range{Start: lsp.Position{Line: 0, Character: 4}}}})
+	}()
+	got := h.ok("edit_file", editArgs("calc.ts", "let sum = 0;", "let sum: number = \"zero\";"))
+	<-done
+	if !strings.Contains(got, "calc.ts:1:5: error: Type 'string' is not assignable to type 'number'.") {
+		t.Fatalf("the type error that followed an unchanged republish was not reported: %s", got)
+	}
+
+	// Only unchanged republishes until the wait ends: the file is reported
+	// as checked with no new problems, not as silent.
+	h.env.Settings.SettleTime = 100 * time.Millisecond
+	h.readWhole("calc.ts")
+	go func() {
+		for {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "one") {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		d, _ := st.File(path)
+		st.Publish(path, d)
+	}()
+	got = h.ok("edit_file", editArgs("calc.ts", "zero", "one"))
+	if !strings.Contains(got, "no new problems") || strings.Contains(got, "no fresh diagnostics") {
+		t.Fatalf("an unchanged republish, then nothing: %s", got)
+	}
+}
+
 // A kind of file nothing in the editor checks gets no wait and no note.
 func TestNoWaitForFilesNothingChecks(t *testing.T) {
 	h := newHarness(t)

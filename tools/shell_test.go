@@ -401,3 +401,29 @@ func TestShellStopsWhatTheCommandLeftRunning(t *testing.T) {
 		t.Errorf("the background child %s is still running", pid)
 	}
 }
+
+// A preview says what the call would ask, as the approval would show it, so
+// that an editor can ask up front; an allowed command says nothing.
+func TestShellPreviewNamesTheApproval(t *testing.T) {
+	h := newHarness(t)
+	h.shellRules()
+	raw, _ := json.Marshal(map[string]any{"command": "touch made.txt && git add made.txt"})
+	c := &tool.Call{Name: "shell", Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env, Prepare: true}
+	r := h.reg.Invoke(context.Background(), c)
+	if !r.NeedsApproval || c.Asks == nil {
+		t.Fatalf("preview = %+v, asks %+v", r, c.Asks)
+	}
+	a := c.Asks
+	if a.Kind != protocol.ApprovalShell || a.Command != "touch made.txt && git add made.txt" || a.Tool != "shell" ||
+		a.AlwaysScope != "run touch and git without asking in this project" || !strings.HasPrefix(a.Title, "Run touch and git:") {
+		t.Errorf("asks = %+v", a)
+	}
+	if len(h.host.requests) != 0 {
+		t.Errorf("a preview asked the user: %+v", h.host.requests)
+	}
+	raw, _ = json.Marshal(map[string]any{"command": "ls"})
+	c = &tool.Call{Name: "shell", Args: raw, RequestID: "r1", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env, Prepare: true}
+	if r := h.reg.Invoke(context.Background(), c); r.NeedsApproval || c.Asks != nil {
+		t.Errorf("ls: preview %+v asks %+v", r, c.Asks)
+	}
+}

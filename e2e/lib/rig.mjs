@@ -3,6 +3,7 @@
 // own process group, stop that group on every path).
 
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -48,39 +49,54 @@ function run(cmd, args, opts) {
 }
 
 /**
- * Builds what the e2e test installs: Tether's .vsix as it ships (minified
- * bundle, linux-x64 daemon) and the test agent's .vsix.
+ * Builds what the e2e test installs: Tether's .vsix as it ships for this
+ * machine (minified bundle, one daemon; extension/scripts/package.mjs) and
+ * the test agent's .vsix, which is kept in the rig's cache until its
+ * sources change.
  */
-export function buildExtensions(outDir) {
+export function buildExtensions(rig, outDir) {
   const vsce = path.join(repoDir, 'node_modules/.bin/vsce');
   if (!fs.existsSync(vsce)) {
     throw new Error(`${vsce} is missing: run npm ci in the repository (e2e/setup.sh does)`);
   }
-  run(process.execPath, ['extension/esbuild.mjs', '--production'], { cwd: repoDir });
-  run(process.execPath, ['extension/scripts/daemons.mjs', '--only', 'linux-x64'], { cwd: repoDir });
-  const tether = path.join(outDir, 'tether.vsix');
-  const agent = path.join(outDir, 'tether-e2e-agent.vsix');
-  run(vsce, ['package', '--no-dependencies', '--skip-license', '--out', tether], { cwd: repoDir });
-  run(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', agent], { cwd: path.join(e2eDir, 'testext') });
+  const target = `${process.platform}-${process.arch}`;
+  run(process.execPath, ['extension/scripts/package.mjs', '--only', target, '--out', outDir], { cwd: repoDir });
+  const tether = path.join(outDir, `tether-${target}.vsix`);
+  const testext = path.join(e2eDir, 'testext');
+  const hash = createHash('sha256');
+  for (const f of fs.readdirSync(testext).sort()) {
+    hash.update(f).update(fs.readFileSync(path.join(testext, f)));
+  }
+  const agent = path.join(rig.cache, `tether-e2e-agent-${hash.digest('hex').slice(0, 12)}.vsix`);
+  if (!fs.existsSync(agent)) {
+    run(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', agent], { cwd: testext });
+  }
   return { tether, agent };
 }
 
-/** Empties the run folder and lays out its parts. */
-export function freshRun(rig) {
+/** The run folder: emptied once per run, then one folder per code-server. */
+export function clearRun(rig) {
   fs.rmSync(rig.run, { recursive: true, force: true });
+  fs.mkdirSync(rig.run, { recursive: true });
+}
+
+/** Lays out the folders of one code-server (workspace, user data, extensions, XDG) under the run folder. */
+export function freshRun(rig, name, settings = {}) {
+  const root = path.join(rig.run, name);
+  fs.rmSync(root, { recursive: true, force: true });
   const dirs = {
-    root: rig.run,
-    workspace: path.join(rig.run, 'ws'),
-    userData: path.join(rig.run, 'ud'),
-    extensions: path.join(rig.run, 'ext'),
-    xdg: path.join(rig.run, 'xdg'),
-    tmp: path.join(rig.run, 'tmp'),
-    browser: path.join(rig.run, 'browser'),
+    root,
+    workspace: path.join(root, 'ws'),
+    userData: path.join(root, 'ud'),
+    extensions: path.join(root, 'ext'),
+    xdg: path.join(root, 'xdg'),
+    tmp: path.join(root, 'tmp'),
+    browser: path.join(root, 'browser'),
   };
   for (const d of [dirs.workspace, path.join(dirs.userData, 'User'), dirs.extensions, dirs.xdg, dirs.tmp, dirs.browser]) {
     fs.mkdirSync(d, { recursive: true });
   }
-  fs.writeFileSync(path.join(dirs.userData, 'User/settings.json'), JSON.stringify(userSettings, null, 2) + '\n');
+  fs.writeFileSync(path.join(dirs.userData, 'User/settings.json'), JSON.stringify({ ...userSettings, ...settings }, null, 2) + '\n');
   return dirs;
 }
 
@@ -125,12 +141,18 @@ function codeServerArgs(rig, dirs, configFile) {
   return [rig.codeServer, '--config', configFile, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions];
 }
 
-export function installExtension(rig, dirs, env, vsix) {
-  const out = run(rig.node24, [...codeServerArgs(rig, dirs, path.join(dirs.root, 'config.yaml')), '--install-extension', vsix, '--force'], { env });
-  if (!/successfully installed/i.test(out)) {
-    throw new Error(`installing ${path.basename(vsix)}: ${out.trim()}`);
+/** Installs .vsix files into a code-server's extensions folder, in one run of its CLI. */
+export function installExtensions(rig, dirs, env, vsixes) {
+  const args = [...codeServerArgs(rig, dirs, path.join(dirs.root, 'config.yaml'))];
+  for (const v of vsixes) {
+    args.push('--install-extension', v);
   }
-  return out.trim().split('\n').pop();
+  const out = run(rig.node24, [...args, '--force'], { env });
+  const ok = (out.match(/successfully installed/gi) || []).length;
+  if (ok !== vsixes.length) {
+    throw new Error(`installing ${vsixes.map((v) => path.basename(v)).join(', ')}: ${out.trim()}`);
+  }
+  return out.trim().split('\n').filter((l) => /installed/i.test(l));
 }
 
 export function freePort() {

@@ -26,18 +26,33 @@ function record(event) {
   }
 }
 
-/** The driver's script: { steps: [{ tool, input }], reply }. Read per turn so it can change between runs. */
-function loadScript() {
+/**
+ * The driver's script for a prompt. The file holds { byMarker: { "#name":
+ * { steps: [{ tool, input }], reply } } }: the script whose marker the
+ * prompt contains is played. Read per turn, so scenarios can add scripts.
+ */
+function loadScript(prompt) {
   const file = process.env.TETHER_E2E_SCRIPT;
   if (!file) {
     throw new Error('TETHER_E2E_SCRIPT is not set: this extension only runs under the e2e driver');
   }
-  return JSON.parse(fs.readFileSync(file, 'utf8'));
+  const all = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const marker = Object.keys(all.byMarker || {}).find((m) => prompt.includes(m));
+  if (!marker) {
+    return { steps: [], reply: `E2E_MODEL_ERROR no script for the prompt ${JSON.stringify(prompt)}` };
+  }
+  return all.byMarker[marker];
+}
+
+/** The text of the conversation's first user message: the prompt. */
+function promptOf(messages) {
+  const first = messages[0];
+  return first ? textOf(first.content) : '';
 }
 
 function textOf(parts) {
-  return parts
-    .map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : typeof p.value === 'string' ? p.value : ''))
+  return (Array.isArray(parts) ? parts : [parts])
+    .map((p) => (typeof p === 'string' ? p : p instanceof vscode.LanguageModelTextPart ? p.value : p && typeof p.value === 'string' ? p.value : ''))
     .join('');
 }
 
@@ -55,7 +70,7 @@ const scriptedModel = {
     }];
   },
   async provideLanguageModelChatResponse(_model, messages, options, progress) {
-    const script = childScript(loadScript(), messages);
+    const script = childScript(loadScript(promptOf(messages)), messages);
     const done = messages.flatMap((m) => m.content).filter((p) => p instanceof vscode.LanguageModelToolResultPart).length;
     const offered = new Set((options.tools || []).map((t) => t.name));
     const step = script.steps[done];
@@ -100,7 +115,7 @@ function quote(text) {
 
 /** One agent turn: model and tools take turns until the model answers in text. */
 async function agent(request, _context, stream, token) {
-  record({ kind: 'request', prompt: request.prompt });
+  record({ kind: 'request', prompt: request.prompt, toolReferences: (request.toolReferences || []).map((r) => r.name) });
   const [model] = await vscode.lm.selectChatModels({ vendor: VENDOR });
   if (!model) {
     stream.markdown('E2E_AGENT_ERROR no scripted model is registered');
@@ -127,7 +142,7 @@ async function agent(request, _context, stream, token) {
     }
     messages.push(vscode.LanguageModelChatMessage.Assistant(calls));
     for (const call of calls) {
-      record({ kind: 'tool-call', tool: call.name, hasToken: request.toolInvocationToken !== undefined });
+      record({ kind: 'tool-call', tool: call.name, input: call.input, hasToken: request.toolInvocationToken !== undefined });
       let result;
       try {
         const r = await vscode.lm.invokeTool(call.name, { input: call.input, toolInvocationToken: request.toolInvocationToken }, token);
@@ -135,7 +150,7 @@ async function agent(request, _context, stream, token) {
       } catch (e) {
         result = `E2E_TOOL_THREW ${e && e.name}: ${e && e.message}`;
       }
-      record({ kind: 'tool-result', tool: call.name, result });
+      record({ kind: 'tool-result', tool: call.name, input: call.input, result });
       stream.markdown(`**${call.name}** answered:\n\n${quote(result)}\n\n`);
       messages.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call.callId, [new vscode.LanguageModelTextPart(result)])]));
     }

@@ -1,19 +1,20 @@
 // approval/request: an edit opens as a diff to review hunk by hunk; a
-// command, a fetch, a path outside the workspace or a memory write is a
-// prompt that shows exactly what would happen.
+// command, a fetch or a path outside the workspace is asked in the chat the
+// call came from, as VS Code's confirmation (confirm.ts); anything else (a
+// memory write, a move, a call from outside a chat) in a Tether prompt at
+// the top of the window. Every one shows exactly what would happen.
 
 import * as vscode from "vscode";
 import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
 
 import type { Daemon } from "./daemon";
 import { errorText } from "./daemon";
+import { ChatApprovals, promptChoices } from "./confirm";
 import { EditReview } from "./editReview";
 import type { Answer } from "./hunks";
-import { OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
+import { OpenReviewCommand, OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
 import { ProposalFs } from "./proposalFs";
 import {
-  AnswerAlways,
-  AnswerNo,
   AnswerSkip,
   AnswerYes,
   ApprovalEdit,
@@ -44,13 +45,6 @@ export function untrustedWarning(p: ApprovalRequestParams): string | undefined {
   }
   return `This request read content from outside before writing project memory: ${sources.join(", ")}. Check that the memory holds only what you want Tether to remember.`;
 }
-
-const buttons: { label: string; answer: Answer }[] = [
-  { label: "Yes", answer: AnswerYes },
-  { label: "Always", answer: AnswerAlways },
-  { label: "Skip", answer: AnswerSkip },
-  { label: "No", answer: AnswerNo },
-];
 
 /** The prompt for a step that is not a reviewable edit: the full command, host or path. */
 export function promptMessage(p: ApprovalRequestParams): { text: string; warn: boolean } {
@@ -85,10 +79,26 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
   return { text, warn };
 }
 
-/** Maps the button the user chose to an answer; dismissing the prompt is a skip. */
-export function promptAnswer(choice: string | undefined): ApprovalRequestResult {
-  const b = buttons.find((x) => x.label === choice);
-  return { answer: b ? b.answer : AnswerSkip };
+interface PromptItem extends vscode.QuickPickItem {
+  answer: Answer;
+}
+
+/** The items of Tether's prompt: Yes, Always (with what it allows), Skip, No. */
+export function promptItems(p: ApprovalRequestParams): PromptItem[] {
+  return promptChoices.map((c) => ({ label: c.label, description: c.detail(p), answer: c.answer }));
+}
+
+/** The lens row at the top of a proposal: the review's answers, labelled. */
+export const reviewActions: { title: string; command: string; tip: (p: ApprovalRequestParams) => string }[] = [
+  { title: "$(check) Approve", command: "tether.approve", tip: () => "Write the change as it stands in this proposal" },
+  { title: "$(close) Reject", command: "tether.reject", tip: () => "Do not write it; the agent stops and asks you how to go on" },
+  { title: "$(check-all) Always", command: "tether.approveAlways", tip: (p) => `Write it, and from now on allow ${p.alwaysScope || "such changes"}` },
+  { title: "$(debug-step-over) Skip", command: "tether.skip", tip: () => "Do not write it; the agent carries on without it" },
+];
+
+/** The status bar's words for the changes waiting: "Tether: 1 change to review". */
+export function reviewStatusText(n: number): string {
+  return `$(diff) Tether: ${n} change${n === 1 ? "" : "s"} to review`;
 }
 
 export class Approvals implements vscode.Disposable {
@@ -98,12 +108,20 @@ export class Approvals implements vscode.Disposable {
   private readonly originals = new Map<string, string>();
   private readonly lensEmitter = new vscode.EventEmitter<void>();
   private readonly subs: vscode.Disposable[] = [];
+  private readonly status: vscode.StatusBarItem;
+  private readonly saving = new Set<string>();
   private seq = 0;
 
   constructor(
     daemon: Daemon,
     private readonly log: vscode.LogOutputChannel,
+    /** Asks commands, fetches and paths outside the workspace in the chat. */
+    readonly chat: ChatApprovals = new ChatApprovals(),
   ) {
+    this.status = vscode.window.createStatusBarItem("tether.review", vscode.StatusBarAlignment.Right, 101);
+    this.status.name = "Tether review";
+    this.status.command = OpenReviewCommand;
+    this.status.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
     daemon.onRequest(MethodApprovalRequest, (p: ApprovalRequestParams, token: RpcCancellationToken) => this.handle(p, token));
     this.subs.push(
       daemon.onDidStop(() => this.skipAll()),
@@ -118,6 +136,7 @@ export class Approvals implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme === ProposedScheme) {
           this.lensEmitter.fire();
+          this.keepSaved(e.document);
         }
       }),
       vscode.window.tabGroups.onDidChangeTabs((e) => this.tabsClosed(e.closed)),
@@ -125,7 +144,27 @@ export class Approvals implements vscode.Disposable {
   }
 
   handle(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
-    return isReviewable(p) ? this.review(p, token) : this.prompt(p, token);
+    if (isReviewable(p)) {
+      return this.review(p, token);
+    }
+    return this.chat.canAsk(p) ? this.askInChat(p, token) : this.prompt(p, token);
+  }
+
+  /** Asks in the chat, in the flow of the call that needs the approval (confirm.ts). */
+  private async askInChat(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    const cts = new vscode.CancellationTokenSource();
+    const cancelled = () => cts.cancel();
+    this.prompts.add(cancelled);
+    const sub = token.onCancellationRequested(cancelled);
+    try {
+      const answer = await this.chat.ask(p, cts.token);
+      this.log.info(`approval ${p.title}: ${answer} (in the chat)`);
+      return { answer };
+    } finally {
+      sub.dispose();
+      this.prompts.delete(cancelled);
+      cts.dispose();
+    }
   }
 
   /** The edits waiting for review, for tests and the commands. */
@@ -163,23 +202,49 @@ export class Approvals implements vscode.Disposable {
     });
   }
 
+  /**
+   * Tether's own prompt, for what the chat's confirmation did not answer:
+   * a quick pick at the top of the window that takes the keyboard and stays
+   * until answered (Escape skips), never a toast in the corner.
+   */
   private async prompt(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
-    const { text, warn } = promptMessage(p);
-    const labels = buttons.map((b) => b.label);
+    const { text } = promptMessage(p);
+    const qp = vscode.window.createQuickPick<PromptItem>();
+    qp.title = text.replace(/\. “Always” allows .*$/, "");
+    qp.placeholder = "Tether asks before it goes on: pick an answer";
+    qp.items = promptItems(p);
+    qp.ignoreFocusOut = true;
+    qp.matchOnDescription = true;
     let cancelled!: () => void;
     const cancel = new Promise<undefined>((resolve) => (cancelled = () => resolve(undefined)));
     this.prompts.add(cancelled);
     const sub = token.onCancellationRequested(cancelled);
     try {
-      const shown = warn ? vscode.window.showWarningMessage(text, ...labels) : vscode.window.showInformationMessage(text, ...labels);
-      const choice = await Promise.race([shown, cancel]);
-      const result = promptAnswer(choice);
+      const picked = new Promise<PromptItem | undefined>((resolve) => {
+        qp.onDidAccept(() => resolve(qp.selectedItems[0]));
+        qp.onDidHide(() => resolve(undefined));
+      });
+      qp.show();
+      const choice = await Promise.race([picked, cancel]);
+      const result: ApprovalRequestResult = { answer: choice ? choice.answer : AnswerSkip };
       this.log.info(`approval ${p.title}: ${result.answer}`);
       return result;
     } finally {
       sub.dispose();
       this.prompts.delete(cancelled);
+      qp.hide();
+      qp.dispose();
     }
+  }
+
+  /** Shows the change waiting for review (the first, when several wait). */
+  async openReview(): Promise<void> {
+    const entry = this.find(undefined) ?? [...this.pending.values()][0];
+    if (!entry) {
+      void vscode.window.showInformationMessage("No Tether change is waiting for review.");
+      return;
+    }
+    await entry.review.open(false);
   }
 
   /**
@@ -212,7 +277,11 @@ export class Approvals implements vscode.Disposable {
         return;
       }
     }
-    await entry.review.toggle(id);
+    // The lenses flip at once; the text follows when the editor has
+    // reloaded the proposal.
+    const shown = entry.review.toggle(id);
+    this.lensEmitter.fire();
+    await shown;
     this.lensEmitter.fire();
   }
 
@@ -239,14 +308,21 @@ export class Approvals implements vscode.Disposable {
       return [];
     }
     const top = new vscode.Range(0, 0, 0, 0);
-    if (entry.review.editedText() !== undefined) {
+    const actions = reviewActions.map(
+      (a) => new vscode.CodeLens(top, { title: a.title, command: a.command, tooltip: a.tip(entry.review.params), arguments: [doc.uri.toString()] }),
+    );
+    const edited = entry.review.firstEditedLine();
+    if (edited !== undefined) {
+      // Above the user's first change, where they are looking.
+      const at = new vscode.Range(edited, 0, edited, 0);
       return [
-        new vscode.CodeLens(top, { title: "$(edit) Edited by you: approving writes this text", command: "" }),
-        new vscode.CodeLens(top, { title: "Undo my edits", command: "tether.resetProposal", arguments: [doc.uri.toString()] }),
+        ...actions,
+        new vscode.CodeLens(at, { title: "$(edit) Edited by you: approving writes this text", command: "" }),
+        new vscode.CodeLens(at, { title: "Undo my edits", command: "tether.resetProposal", arguments: [doc.uri.toString()] }),
       ];
     }
     const places = entry.review.places();
-    return places.map((p, i) => {
+    return [...actions, ...places.map((p, i) => {
       const n = `${i + 1}/${places.length}`;
       const title = p.kept ? `$(close) Drop hunk ${n}` : `$(check) Keep hunk ${n} (dropped)`;
       return new vscode.CodeLens(new vscode.Range(p.line, 0, p.line, 0), {
@@ -254,7 +330,29 @@ export class Approvals implements vscode.Disposable {
         command: "tether.toggleHunk",
         arguments: [doc.uri.toString(), p.id],
       });
-    });
+    })];
+  }
+
+  /**
+   * Keeps what the user types into a proposal saved (to memory), so the
+   * editor never counts it among the workspace's unsaved files. It is saved
+   * without formatting: save participants must not rewrite a proposal.
+   */
+  private keepSaved(doc: vscode.TextDocument): void {
+    const key = doc.uri.toString();
+    if (!doc.isDirty || this.saving.has(key) || !this.pending.has(key)) {
+      return;
+    }
+    this.saving.add(key);
+    setTimeout(() => {
+      this.saving.delete(key);
+      if (!doc.isDirty || doc.isClosed) {
+        return;
+      }
+      const active = vscode.window.activeTextEditor?.document.uri.toString() === key;
+      const save = active ? vscode.commands.executeCommand("workbench.action.files.saveWithoutFormatting") : Promise.resolve();
+      void Promise.resolve(save).catch((e: unknown) => this.log.debug(`saving the proposal: ${errorText(e)}`));
+    }, 0);
   }
 
   /** Saves the proposal (so closing asks nothing), closes its diff, forgets it. */
@@ -330,11 +428,20 @@ export class Approvals implements vscode.Disposable {
   }
 
   private updateContext(): void {
-    void vscode.commands.executeCommand("setContext", ReviewingContext, this.pending.size > 0);
+    const n = this.pending.size;
+    void vscode.commands.executeCommand("setContext", ReviewingContext, n > 0);
+    if (n > 0) {
+      this.status.text = reviewStatusText(n);
+      this.status.tooltip = `${[...this.pending.values()].map((e) => e.review.params.title).join("\n")}\n\nClick to show it.`;
+      this.status.show();
+    } else {
+      this.status.hide();
+    }
   }
 
   dispose(): void {
     this.skipAll();
+    this.status.dispose();
     this.lensEmitter.dispose();
     for (const s of this.subs) {
       s.dispose();

@@ -29,14 +29,21 @@ export function askAnswer(picked: AskItem | undefined, typed: string): UserAskRe
   return text ? { answer: text } : "needs-text";
 }
 
-export async function ask(q: UserAskParams, token?: RpcCancellationToken): Promise<UserAskResult> {
+/** The question as a title: on one line, which is all a title shows. */
+export function askTitle(question: string): string {
+  return question.replace(/\s+/g, " ").trim() || "Tether asks";
+}
+
+export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: vscode.LogOutputChannel): Promise<UserAskResult> {
   const items: AskItem[] = (q.options ?? []).map((o) => ({ label: o }));
   if (q.allowFreeText) {
     items.push({ label: freeTextLabel, freeText: true, alwaysShow: true, description: "or type it in the box above" });
   }
   const qp = vscode.window.createQuickPick<AskItem>();
-  qp.title = "Tether asks";
-  qp.placeholder = q.question;
+  // The question is the title, which stays while the user types; the
+  // placeholder vanishes with the first key.
+  qp.title = askTitle(q.question);
+  qp.placeholder = q.allowFreeText ? "Pick an answer, or type your own and press Enter" : "Pick an answer";
   qp.items = items;
   qp.ignoreFocusOut = true;
   const picked = await new Promise<{ item: AskItem | undefined; typed: string }>((resolve) => {
@@ -50,12 +57,16 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken): Promi
     qp.onDidAccept(() => {
       // Enter with text that matches no option picks the free-text entry.
       const item = qp.selectedItems[0] ?? (q.allowFreeText && qp.value.trim() ? items[items.length - 1] : undefined);
+      log?.debug(`ask_user: accepted ${JSON.stringify(item?.label)} with ${qp.value.length} characters typed`);
       if (item) {
         settle(item);
       }
       qp.hide();
     });
-    qp.onDidHide(() => settle(undefined));
+    qp.onDidHide(() => {
+      log?.debug("ask_user: the quick pick closed");
+      settle(undefined);
+    });
     token?.onCancellationRequested(() => qp.hide());
     qp.show();
   });
@@ -67,10 +78,14 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken): Promi
   if (token?.isCancellationRequested) {
     return { cancelled: true };
   }
-  const text = await vscode.window.showInputBox({ title: "Tether asks", prompt: q.question, ignoreFocusOut: true });
+  const text = await vscode.window.showInputBox({ title: askTitle(q.question), prompt: "Type your answer", ignoreFocusOut: true });
   return text && text.trim() ? { answer: text.trim() } : { cancelled: true };
 }
 
-export function registerAsk(daemon: Daemon): void {
-  daemon.onRequest(MethodUserAsk, (q: UserAskParams, token: RpcCancellationToken) => ask(q, token));
+export function registerAsk(daemon: Daemon, log?: vscode.LogOutputChannel): void {
+  daemon.onRequest(MethodUserAsk, async (q: UserAskParams, token: RpcCancellationToken) => {
+    const res = await ask(q, token, log);
+    log?.info(`ask_user ${JSON.stringify(askTitle(q.question))}: ${res.cancelled ? "not answered" : "answered"}`);
+    return res;
+  });
 }

@@ -52,6 +52,11 @@ export class RestartPolicy {
     this.failures = 0;
   }
 
+  /** Restarts in a row before giving up. */
+  get limit(): number {
+    return this.opts.maxRestarts;
+  }
+
   /** Restarts attempted since the last healthy run or reset. */
   get attempts(): number {
     return this.failures;

@@ -6,11 +6,15 @@ import { ErrorCodes, ResponseError } from "vscode-jsonrpc";
 
 import type { Approvals } from "./approval";
 import { showComposeRuns, type ComposeRuns } from "./compose";
+import { ConfirmAnswerCommand } from "./confirm";
 import { Daemon, errorText } from "./daemon";
+import type { Answer } from "./hunks";
 import type { InfoDocuments } from "./infoDocuments";
 import { showMemories } from "./memoryCommands";
+import { OpenReviewCommand } from "./names";
 import { resetPermissions, reviewPermissions } from "./permissionCommands";
 import { AnswerAlways, AnswerNo, AnswerSkip, AnswerYes } from "./protocol";
+import type { RequestLog } from "./requestLog";
 import { reviewStaged } from "./stagedCommands";
 import { showCheckpoints, undo } from "./undoCommands";
 
@@ -27,6 +31,7 @@ export function registerCommands(
   approvals: Approvals,
   docs: InfoDocuments,
   log: vscode.LogOutputChannel,
+  requests?: RequestLog,
   composeRuns?: ComposeRuns,
 ): vscode.Disposable[] {
   const run = (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) => async (...args: any[]) => {
@@ -37,12 +42,15 @@ export function registerCommands(
       void vscode.window.showErrorMessage(commandError(what, e), "Show Log").then((c) => c && log.show());
     }
   };
-  const uriArg = (a: unknown) => (a instanceof vscode.Uri ? a : undefined);
+  // A lens passes the proposal's uri as a string; a title button, as a Uri.
+  const uriArg = (a: unknown) => (a instanceof vscode.Uri ? a : typeof a === "string" && a.includes(":") ? vscode.Uri.parse(a) : undefined);
   const reg = (id: string, what: string, fn: (...args: any[]) => Promise<unknown> | unknown) =>
     vscode.commands.registerCommand(id, run(what, fn));
   return [
     reg("tether.undo", "Undo", () => undo(daemon, docs)),
-    reg("tether.showCheckpoints", "Showing checkpoints", () => showCheckpoints(daemon, docs)),
+    reg("tether.showCheckpoints", "Showing checkpoints", () => showCheckpoints(daemon, docs, requests)),
+    reg(OpenReviewCommand, "Showing the change to review", () => approvals.openReview()),
+    reg(ConfirmAnswerCommand, "Answering the confirmation", (id: string, answer: Answer) => approvals.chat.choose(id, answer)),
     reg("tether.approve", "Approve", (u?: unknown) => approvals.answer(AnswerYes, uriArg(u))),
     reg("tether.reject", "Reject", (u?: unknown) => approvals.answer(AnswerNo, uriArg(u))),
     reg("tether.approveAlways", "Approve always", (u?: unknown) => approvals.answer(AnswerAlways, uriArg(u))),

@@ -18,9 +18,14 @@ export interface TetherConfig {
   webTimeout: number;
   /** Run compose programs' tool calls through VS Code, which shows them in the chat. */
   composeCallsInChat: boolean;
+  /** Longest wait for fresh diagnostics after a change, in ms; 0: do not wait. */
+  diagnosticsSettleMs: number;
 }
 
 export const configSection = "tether";
+
+/** tether.diagnostics.settleMs when unset; the daemon's own default. */
+export const defaultSettleMs = 3000;
 
 export function readConfig(): TetherConfig {
   const c = vscode.workspace.getConfiguration(configSection);
@@ -36,6 +41,7 @@ export function readConfig(): TetherConfig {
     webPrivateHosts: c.get<string[]>("web.allowedPrivateHosts", []),
     webTimeout: c.get<number>("web.timeout", 30),
     composeCallsInChat: c.get<boolean>("compose.callsInChat", false),
+    diagnosticsSettleMs: c.get<number>("diagnostics.settleMs", defaultSettleMs),
   };
 }
 
@@ -49,6 +55,8 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
     agentMaxTurns: cfg.agentMaxTurns,
     memoryMaxBytes: cfg.memoryMaxBytes,
     webTimeout: cfg.webTimeout,
+    // The daemon reads 0 as its default and a negative value as "do not wait".
+    diagnosticsSettleMs: cfg.diagnosticsSettleMs > 0 ? Math.round(cfg.diagnosticsSettleMs) : -1,
   };
   if (cfg.webAllowedHosts.length > 0) {
     s.webAllowedHosts = cfg.webAllowedHosts;

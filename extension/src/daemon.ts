@@ -16,6 +16,7 @@ import {
 } from "vscode-jsonrpc/node";
 
 import { RestartPolicy } from "./backoff";
+import { logDaemonLine } from "./daemonLog";
 import { daemonSettings, readConfig } from "./config";
 import { Exists, daemonPath, ensureExecutable, fileExists, findRipgrep, platformDir } from "./paths";
 import {
@@ -46,6 +47,8 @@ export interface DaemonOptions {
   schedule?: (fn: () => void, ms: number) => { dispose(): void };
   /** How long stop() waits for each step of a clean shutdown. */
   stopStepMs?: number;
+  /** How long a starting daemon may take to answer initialize before it counts as hung. */
+  initializeTimeoutMs?: number;
 }
 
 const defaultSchedule = (fn: () => void, ms: number) => {
@@ -55,6 +58,9 @@ const defaultSchedule = (fn: () => void, ms: number) => {
 
 /** A daemon failure worth telling the user about in so many words. */
 export class DaemonError extends Error {}
+
+/** A daemon that started but never answered initialize. */
+class HungError extends DaemonError {}
 
 export class Daemon implements vscode.Disposable {
   private currentState: DaemonState = "stopped";
@@ -69,6 +75,8 @@ export class Daemon implements vscode.Disposable {
   private quietExit = -1;
   private disposed = false;
   private lastError: string | undefined;
+  /** The generation killed for not answering initialize. */
+  private hungGeneration = -1;
   private readonly policy: RestartPolicy;
   private readonly spawn: NonNullable<DaemonOptions["spawn"]>;
   private readonly exists: Exists;
@@ -106,7 +114,7 @@ export class Daemon implements vscode.Disposable {
     return this.proc?.pid;
   }
 
-  /** Why the daemon last failed, for the status bar's tooltip. */
+  /** Why the daemon is down (restarting, or failed), for the status bar's tooltip. */
   get error(): string | undefined {
     return this.lastError;
   }
@@ -263,7 +271,7 @@ export class Daemon implements vscode.Disposable {
     proc.on("error", (e) => this.opts.log.error(`daemon process: ${e.message}`));
     proc.on("exit", (code, signal) => this.exited(gen, code, signal));
     if (proc.stderr) {
-      readline.createInterface({ input: proc.stderr }).on("line", (line) => this.opts.log.info(`[daemon] ${line}`));
+      readline.createInterface({ input: proc.stderr }).on("line", (line) => logDaemonLine(this.opts.log, line));
     }
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!), {
       error: (m) => this.opts.log.error(m),
@@ -281,11 +289,23 @@ export class Daemon implements vscode.Disposable {
     conn.listen();
 
     let result: InitializeResult;
+    const hangMs = this.opts.initializeTimeoutMs ?? 30_000;
+    let hangTimer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      hangTimer = setTimeout(() => reject(new HungError(`The Tether daemon did not answer within ${hangMs / 1000} s of starting.`)), hangMs);
+    });
+    hung.catch(() => undefined);
     try {
-      result = await Promise.race([conn.sendRequest<InitializeResult>(MethodInitialize, this.initializeParams(cfg)), died]);
+      result = await Promise.race([conn.sendRequest<InitializeResult>(MethodInitialize, this.initializeParams(cfg)), died, hung]);
       await conn.sendNotification(MethodInitialized, {});
     } catch (e) {
       conn.dispose();
+      if (e instanceof HungError) {
+        // Its exit brings the restart, as for any daemon that died.
+        this.hungGeneration = gen;
+        proc.kill("SIGKILL");
+        throw e;
+      }
       if (proc.pid === undefined) {
         // It never ran (no permission to execute, not a program): no exit
         // event will come to schedule a restart, and a retry would fail alike.
@@ -298,6 +318,8 @@ export class Daemon implements vscode.Disposable {
         throw this.giveUp(gen, `The Tether daemon refused to start: ${e.message}`);
       }
       throw e instanceof DaemonError ? e : new DaemonError(errorText(e));
+    } finally {
+      clearTimeout(hangTimer);
     }
     if (gen !== this.generation) {
       conn.dispose();
@@ -336,7 +358,7 @@ export class Daemon implements vscode.Disposable {
       return;
     }
     const uptime = Date.now() - this.startedAt;
-    const why = exitText(code, signal);
+    const why = gen === this.hungGeneration ? "it did not answer when started" : exitText(code, signal);
     this.opts.log.warn(`the daemon exited (${why}) after ${uptime} ms`);
     this.conn?.dispose();
     this.conn = undefined;
@@ -350,12 +372,20 @@ export class Daemon implements vscode.Disposable {
       void this.reportFailure(this.lastError);
       return;
     }
+    this.lastError = `The Tether daemon stopped (${why}) after ${seconds(uptime)}; it is restarted in ${seconds(delay)} (restart ${this.policy.attempts} of ${this.policy.limit}).`;
     this.setState("restarting");
     this.opts.log.info(`restarting the daemon in ${delay} ms`);
     this.restartTimer = this.schedule(() => {
       this.restartTimer = undefined;
-      this.start().catch((e: unknown) => this.opts.log.error(errorText(e)));
+      this.start().catch((e: unknown) => this.logStartError(e));
     }, delay);
+  }
+
+  /** Logs why a start failed, unless giving up already said so. */
+  logStartError(e: unknown): void {
+    if (this.currentState !== "failed" || errorText(e) !== this.lastError) {
+      this.opts.log.error(errorText(e));
+    }
   }
 
   private async reportFailure(message: string): Promise<void> {
@@ -368,7 +398,7 @@ export class Daemon implements vscode.Disposable {
   }
 
   private logMessage(p: { type?: number; message?: string }): void {
-    const text = `[daemon] ${p.message ?? ""}`;
+    const text = p.message ?? "";
     switch (p.type) {
       case 1:
         this.opts.log.error(text);
@@ -390,6 +420,10 @@ export class Daemon implements vscode.Disposable {
       this.stateEmitter.fire(s);
     }
   }
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function exitText(code: number | null, signal: NodeJS.Signals | null): string {

@@ -39,6 +39,8 @@ function isFile(uri: vscode.Uri): boolean {
 }
 
 export interface FeederOptions {
+  /** Where each publish is noted, at debug level. */
+  log?: { debug(message: string): void };
   /** Wait this long after a change for more to batch with it. */
   debounceMs?: number;
   schedule?: (fn: () => void, ms: number) => { dispose(): void };
@@ -65,7 +67,10 @@ export class DiagnosticsFeeder implements vscode.Disposable {
   private readonly debounceMs: number;
   private readonly schedule: NonNullable<FeederOptions["schedule"]>;
 
+  private readonly log: FeederOptions["log"];
+
   constructor(private readonly daemon: Daemon, opts: FeederOptions = {}) {
+    this.log = opts.log;
     this.debounceMs = opts.debounceMs ?? 100;
     this.schedule = opts.schedule ?? defaultSchedule;
     this.subs.push(
@@ -114,6 +119,7 @@ export class DiagnosticsFeeder implements vscode.Disposable {
 
   private publish(uri: vscode.Uri, diags: readonly vscode.Diagnostic[]): void {
     const params: DiagnosticsPublishParams = { uri: uri.toString(), diagnostics: diags.map(toLspDiagnostic) };
+    this.log?.debug(`diagnostics of ${uri.path}: ${diags.length}`);
     this.daemon.notify(MethodDiagnosticsPublish, params);
   }
 

@@ -24,6 +24,8 @@ export class EditReview {
    * comparing with this, never with the raw proposal.
    */
   private shown: string | undefined;
+  /** Rewrites of the proposal under way. */
+  private showing = 0;
 
   constructor(
     key: string,
@@ -43,21 +45,27 @@ export class EditReview {
     return this.params.hunks ?? [];
   }
 
+  /** The diff's title says what it is: a change waiting for the user's review. */
   get title(): string {
     const name = path.basename(this.params.path || "proposal");
     if (this.params.kind === ApprovalMemory) {
-      return `memory ${name} ↔ Tether's proposal`;
+      return `Review Tether's memory change: ${name}`;
     }
-    return `${name} ↔ Tether's proposal`;
+    return `Review Tether's change: ${name}`;
   }
 
-  /** Opens the diff beside the user's work, never taking the keyboard from them. */
-  async open(): Promise<void> {
+  /**
+   * Opens the diff. Opened by the agent, it never takes the keyboard from
+   * the user (preserveFocus); opened by the user, it does.
+   */
+  async open(preserveFocus = true): Promise<void> {
     const doc = await vscode.workspace.openTextDocument(this.proposedUri);
-    this.shown = doc.getText();
+    if (this.shown === undefined) {
+      this.shown = doc.getText();
+    }
     await vscode.commands.executeCommand("vscode.diff", this.originalUri, this.proposedUri, this.title, {
       preview: true,
-      preserveFocus: true,
+      preserveFocus,
     });
   }
 
@@ -69,11 +77,27 @@ export class EditReview {
   /** The user's own text, if they typed into the proposal; else undefined. */
   editedText(): string | undefined {
     const doc = this.document();
-    if (!doc || this.shown === undefined) {
+    if (!doc || this.shown === undefined || this.showing > 0) {
+      // While the proposal is being rewritten, its text is Tether's.
       return undefined;
     }
     const text = doc.getText();
     return text === this.shown ? undefined : text;
+  }
+
+  /** The first line (0-based) where the user's text differs from the proposal shown, if they typed. */
+  firstEditedLine(): number | undefined {
+    const text = this.editedText();
+    if (text === undefined || this.shown === undefined) {
+      return undefined;
+    }
+    const a = text.split("\n");
+    const b = this.shown.split("\n");
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) {
+      i++;
+    }
+    return Math.min(i, a.length - 1);
   }
 
   places(): HunkPlace[] {
@@ -98,20 +122,58 @@ export class EditReview {
     await this.show(this.generated);
   }
 
+  /**
+   * Shows text as the proposal. It goes through the proposal's file system,
+   * which the editor reloads the document from: the document is never left
+   * with unsaved changes, which the editor would count among the
+   * workspace's unsaved files. Typing the user has not saved yet is
+   * replaced in the buffer instead.
+   */
   private async show(text: string): Promise<void> {
+    this.showing++;
+    try {
+      await this.rewrite(text);
+    } finally {
+      this.showing--;
+    }
+  }
+
+  private async rewrite(text: string): Promise<void> {
     this.generated = text;
     const doc = this.document();
-    if (!doc) {
-      this.fs.set(this.proposedUri, text);
+    if (doc?.isDirty) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(this.proposedUri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
+      await vscode.workspace.applyEdit(edit);
+      this.shown = doc.getText();
       return;
     }
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(this.proposedUri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
-    await vscode.workspace.applyEdit(edit);
-    this.shown = doc.getText();
+    const reloaded = doc && doc.getText() !== text ? nextChange(doc, 5000) : Promise.resolve();
+    this.fs.set(this.proposedUri, text);
+    await reloaded;
+    if (doc) {
+      this.shown = doc.getText();
+    }
   }
 
   answer(answer: Answer): ApprovalRequestResult {
     return editAnswer(answer, this.hunks, this.dropped, this.editedText());
   }
+}
+
+/** Resolves at the document's next change, or after ms: a reload from its file system. */
+function nextChange(doc: vscode.TextDocument, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve();
+    };
+    const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document === doc) {
+        done();
+      }
+    });
+    const timer = setTimeout(done, ms);
+  });
 }

@@ -15,7 +15,8 @@ import { InfoDocuments } from "./infoDocuments";
 import { ModelBridge } from "./model";
 import { PlanView } from "./plan";
 import { StatusItem } from "./status";
-import { registerTools } from "./tools";
+import { RequestLog } from "./requestLog";
+import { newToolContext, registerTools } from "./tools";
 
 let daemon: Daemon | undefined;
 let approvals: Approvals | undefined;
@@ -25,20 +26,21 @@ export function activate(context: vscode.ExtensionContext): void {
   const pkg = context.extension.packageJSON as { version?: string; contributes?: { languageModelTools?: { name: string }[] } };
   daemon = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
   approvals = new Approvals(daemon, log);
-  const docs = new InfoDocuments();
   const composeRuns = new ComposeRuns(daemon);
+  const tools = { ...newToolContext(approvals.chat.calls, new RequestLog(context.workspaceState)), composeRuns };
+  const docs = new InfoDocuments();
   registerToolsInvoke(daemon, composeRuns);
-  registerAsk(daemon);
+  registerAsk(daemon, log);
   new ModelBridge(daemon, log);
   context.subscriptions.push(
     log,
     new StatusItem(daemon),
-    new DiagnosticsFeeder(daemon),
+    new DiagnosticsFeeder(daemon, { log }),
     new PlanView(daemon, docs),
     docs,
     composeRuns,
-    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, undefined, composeRuns),
-    ...registerCommands(daemon, approvals, docs, log, composeRuns),
+    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, tools, approvals.chat),
+    ...registerCommands(daemon, approvals, docs, log, tools.requests, composeRuns),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(configSection)) {
         void offerRestart(daemon!);
@@ -51,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
   );
-  daemon.start().catch((e: unknown) => log.error(errorText(e)));
+  daemon.start().catch((e: unknown) => daemon?.logStartError(e));
 }
 
 /** Settings reach the daemon in initialize; a change needs a restart, which would end running calls. */

@@ -9,3 +9,6 @@ export const InfoScheme = "tether-info";
 /** Context keys used in package.json's `when` clauses. */
 export const ReviewingContext = "tether.reviewing";
 export const HasPlanContext = "tether.hasPlan";
+
+/** Opens the change waiting for review (the status bar entry runs it). */
+export const OpenReviewCommand = "tether.openReview";

@@ -181,6 +181,13 @@ export interface ToolPrepareResult {
   message: string;
   needsApproval: boolean;
   diff?: string;
+  /**
+   * Approval is, when NeedsApproval, what the user would be asked, as
+   * approval/request would show it (an edit's texts and hunks left out):
+   * a client may ask it up front and answer the approval/request of the
+   * call from that answer.
+   */
+  approval?: ApprovalRequestParams;
 }
 
 /** DiagnosticsPublishParams replaces the diagnostics of one file. */
@@ -486,8 +493,9 @@ export interface Settings {
   /** ShellTimeout is the shell tool's default timeout in seconds; default 120. */
   shellTimeout?: number;
   /**
-   * DiagnosticsSettleMs is how long a change waits for the editor's fresh
-   * diagnostics, in milliseconds; default 1500, negative to not wait.
+   * DiagnosticsSettleMs is how long a change waits at most for the
+   * editor's fresh diagnostics, in milliseconds; default 3000, negative to
+   * not wait. The wait ends as soon as fresh diagnostics arrive.
    */
   diagnosticsSettleMs?: number;
   /** AgentMaxTurns is how many model turns a sub-agent may take; default 30. */

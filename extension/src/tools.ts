@@ -1,63 +1,108 @@
 import * as vscode from "vscode";
 
 import { ComposeTool, type ComposeRuns } from "./compose";
+import { ActiveCalls, ApprovalToolName, ChatApprovals } from "./confirm";
 import { Daemon, errorText } from "./daemon";
 import { ToolPrefix } from "./names";
-import { MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
+import { ApprovalEdit, ApprovalRequestParams, MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
 import { RequestIds } from "./requestIds";
+import { RequestLog } from "./requestLog";
+
+/** What the tools share: request ids, the calls running (whose approvals are asked in their chat), the log of requests. */
+export interface ToolContext {
+  ids: RequestIds;
+  calls: ActiveCalls;
+  requests: RequestLog;
+  /** Each call's progress message from prepareInvocation, by callKey, until it runs. */
+  titles: Map<string, string>;
+  /** Where compose calls are kept for "Show Compose Runs". */
+  composeRuns?: ComposeRuns;
+}
+
+export function newToolContext(calls: ActiveCalls = new ActiveCalls(), requests: RequestLog = new RequestLog()): ToolContext {
+  return { ids: new RequestIds(), calls, requests, titles: new Map() };
+}
+
+/** The stable key of a call: its tool and its input. */
+export function callKey(tool: string, input: unknown): string {
+  return `${tool}\u0000${JSON.stringify(input ?? {})}`;
+}
+
+/** The progress message of a call the daemon will stop to ask about. */
+export function waitingMessage(message: string, a: ApprovalRequestParams): string {
+  return a.kind === ApprovalEdit ? `${message}: waiting for your review` : `${message}: waiting for your approval`;
+}
 
 /**
  * One of the daemon's tools as VS Code sees it. It only forwards: the
- * daemon decides everything, including when to ask the user, which is why
- * prepareInvocation never returns confirmationMessages (Tether's own review
- * UI does the asking, with the diff).
+ * daemon decides everything, including when to ask the user. The call
+ * carries no VS Code confirmation of its own: what the daemon asks about a
+ * command, a fetch or a path outside the workspace is put to the user in
+ * the chat by the approval tool (confirm.ts), scoped as Tether scopes it,
+ * and an edit is reviewed in Tether's diff. The progress message says when
+ * a call will wait for one of those (tools/prepare knows).
  */
 export class TetherTool implements vscode.LanguageModelTool<unknown> {
+  private readonly ctx: ToolContext;
+
   constructor(
     private readonly daemon: Daemon,
     /** The daemon's name for it: read_file, not tether_read_file. */
     private readonly name: string,
-    private readonly ids: RequestIds,
+    ctx: RequestIds | ToolContext,
     private readonly log: vscode.LogOutputChannel,
-    /** Where compose calls are kept for "Show Compose Runs". */
-    private readonly composeRuns?: ComposeRuns,
-  ) {}
+  ) {
+    this.ctx = ctx instanceof RequestIds ? { ...newToolContext(), ids: ctx } : ctx;
+  }
 
   async prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>,
     token: vscode.CancellationToken,
   ): Promise<vscode.PreparedToolInvocation> {
     const fallback = `Running ${this.name}`;
+    const input = options.input ?? {};
+    let res: ToolPrepareResult;
     try {
       // A preview has no chat request to belong to; it changes nothing.
-      const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId: "" };
-      const res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
-      return { invocationMessage: res.message || res.title || fallback };
+      const params: ToolCallParams = { name: this.name, arguments: input, requestId: "" };
+      res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
     } catch (e) {
       this.log.debug(`tools/prepare ${this.name}: ${errorText(e)}`);
       return { invocationMessage: fallback };
     }
+    const message = res.message || res.title || fallback;
+    remember(this.ctx.titles, callKey(this.name, input), message);
+    return { invocationMessage: res.needsApproval && res.approval ? waitingMessage(message, res.approval) : message };
   }
 
   async invoke(
     options: vscode.LanguageModelToolInvocationOptions<unknown>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const requestId = this.ids.begin(options.toolInvocationToken);
-    const run = this.name === ComposeTool ? this.composeRuns?.begin(requestId, options.input, options.toolInvocationToken) : undefined;
+    const requestId = this.ctx.ids.begin(options.toolInvocationToken);
+    const input = options.input ?? {};
+    // While it runs, the daemon's approvals for this request are asked in its chat.
+    const running = this.ctx.calls.enter(requestId, options.toolInvocationToken);
+    const key = callKey(this.name, input);
+    const title = this.ctx.titles.get(key);
+    this.ctx.titles.delete(key);
+    const composeRuns = this.ctx.composeRuns;
+    const run = this.name === ComposeTool ? composeRuns?.begin(requestId, input, options.toolInvocationToken) : undefined;
     try {
-      const params: ToolCallParams = { name: this.name, arguments: options.input ?? {}, requestId };
+      const params: ToolCallParams = { name: this.name, arguments: input, requestId };
       const budget = options.tokenizationOptions?.tokenBudget;
       if (typeof budget === "number" && budget > 0) {
         params.tokenBudget = Math.floor(budget);
       }
       const res = await this.daemon.request<ToolCallResult>(MethodToolsCall, params, token);
-      this.composeRuns?.offer(this.name, params.arguments, res);
+      composeRuns?.offer(this.name, params.arguments, res);
       if (res.isError) {
         this.log.debug(`${this.name} answered an error: ${res.content}`);
+      } else {
+        this.ctx.requests.record(requestId, title ?? "", res.diff);
       }
       if (run) {
-        this.composeRuns?.end(run, res);
+        composeRuns?.end(run, res);
         // A program's diffs stay out of the model's context like its other
         // intermediate results; its call list says what changed.
         return textResult(res.content);
@@ -66,13 +111,23 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       return textResult(modelText(res, params.tokenBudget));
     } catch (e) {
       if (run) {
-        this.composeRuns?.end(run, undefined, errorText(e));
+        composeRuns?.end(run, undefined, errorText(e));
       }
       this.log.warn(`tools/call ${this.name}: ${errorText(e)}`);
       return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
     } finally {
-      this.ids.end(options.toolInvocationToken);
+      running.dispose();
+      this.ctx.ids.end(options.toolInvocationToken);
     }
+  }
+}
+
+/** Sets a key in a map kept to its newest entries. */
+function remember(m: Map<string, string>, key: string, value: string): void {
+  m.delete(key);
+  m.set(key, value);
+  if (m.size > 64) {
+    m.delete(m.keys().next().value!);
   }
 }
 
@@ -107,15 +162,19 @@ function textResult(text: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
 }
 
-/** Registers every contributed tether_* tool with VS Code. */
+/** Registers every contributed tether_* tool with VS Code: the daemon's, and the approval tool. */
 export function registerTools(
   daemon: Daemon,
   contributed: readonly string[],
   log: vscode.LogOutputChannel,
-  ids: RequestIds = new RequestIds(),
-  composeRuns?: ComposeRuns,
+  ctx: ToolContext = newToolContext(),
+  chat?: ChatApprovals,
 ): vscode.Disposable[] {
-  return contributed
-    .filter((n) => n.startsWith(ToolPrefix))
-    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ids, log, composeRuns)));
+  const out = contributed
+    .filter((n) => n.startsWith(ToolPrefix) && n !== ApprovalToolName)
+    .map((n) => vscode.lm.registerTool(n, new TetherTool(daemon, n.slice(ToolPrefix.length), ctx, log)));
+  if (chat && contributed.includes(ApprovalToolName)) {
+    out.push(vscode.lm.registerTool(ApprovalToolName, chat));
+  }
+  return out;
 }

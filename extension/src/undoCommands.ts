@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
+import type { RequestEntry, RequestLog } from "./requestLog";
 import {
   Checkpoint,
   MethodUndoList,
@@ -65,28 +66,69 @@ export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Pr
   }
 }
 
-export function checkpointItem(c: Checkpoint): vscode.QuickPickItem & { id: string } {
+/** "just now", "5 minutes ago", "yesterday", "3 days ago": how long ago t was. */
+export function relativeTime(t: number, now: number = Date.now()): string {
+  const s = Math.round((now - t) / 1000);
+  if (!Number.isFinite(s)) {
+    return "";
+  }
+  if (s < 45) {
+    return "just now";
+  }
+  const rtf = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+  const steps: [number, Intl.RelativeTimeFormatUnit][] = [
+    [60, "minute"],
+    [3600, "hour"],
+    [86400, "day"],
+    [7 * 86400, "week"],
+    [30 * 86400, "month"],
+    [365 * 86400, "year"],
+  ];
+  let unit: Intl.RelativeTimeFormatUnit = "minute";
+  let size = 60;
+  for (const [secs, u] of steps) {
+    if (s >= secs * 0.75) {
+      unit = u;
+      size = secs;
+    }
+  }
+  return rtf.format(-Math.max(1, Math.round(s / size)), unit);
+}
+
+/** "greet.txt +2 −2": a file and the lines its request added and removed, when known. */
+function fileWithCounts(file: string, counts: RequestEntry["files"] | undefined): string {
+  const c = counts?.[file] ?? Object.entries(counts ?? {}).find(([k]) => file.endsWith(`/${k}`) || k.endsWith(`/${file}`))?.[1];
+  return c ? `${file} +${c.added} −${c.removed}` : file;
+}
+
+export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number = Date.now()): vscode.QuickPickItem & { id: string } {
   const files = c.files ?? [];
+  const when = relativeTime(Date.parse(c.created), now);
+  const from = entry?.calls.length ? ` · ${entry.calls.join(", ")}` : "";
   return {
     id: c.id,
-    label: `${c.undone ? "$(discard) " : ""}${c.summary || c.id}`,
-    description: `${new Date(c.created).toLocaleString()}${c.undone ? " · undone" : ""}`,
-    detail: files.join(", "),
+    label: `${c.undone ? "$(discard)" : "$(history)"} ${c.summary || c.id}${c.undone ? " (undone)" : ""}`,
+    description: `${when}${from}`,
+    detail: files.map((f) => fileWithCounts(f, entry?.files)).join(", "),
   };
 }
 
-export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments): Promise<void> {
+export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments, requests?: RequestLog): Promise<void> {
   const list = await daemon.request<UndoListResult>(MethodUndoList, {});
   const checkpoints = list.checkpoints ?? [];
   if (checkpoints.length === 0) {
     void vscode.window.showInformationMessage("Tether has no checkpoints for this workspace yet.");
     return;
   }
-  const picked = await vscode.window.showQuickPick(checkpoints.map(checkpointItem), {
-    title: "Tether checkpoints",
-    placeHolder: "Pick a request to see what it changed",
-    matchOnDetail: true,
-  });
+  const picked = await vscode.window.showQuickPick(
+    checkpoints.map((c) => checkpointItem(c, requests?.get(c.requestId))),
+    {
+      title: "Tether checkpoints: one per chat request, newest first",
+      placeHolder: "Pick a request to see what it changed",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    },
+  );
   if (!picked) {
     return;
   }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { Approvals, promptAnswer, promptMessage } from "../src/approval";
+import { Approvals, promptMessage } from "../src/approval";
 import type { ApprovalRequestParams, Hunk } from "../src/protocol";
 import { TabInputTextDiff, Uri, fake, window } from "./fake/vscode";
 import { StubDaemon, logChannel, rpcToken, settle } from "./stubDaemon";
@@ -74,12 +74,12 @@ test("approve with nothing changed answers yes and closes the diff", async () =>
 test("each hunk has a lens; dropping one rebuilds the proposal and the answer keeps the rest", async () => {
   const { answer } = await request();
   const uri = proposedUri();
-  const titles = () => fake.lenses(uri).map((l) => [l.range.start.line, l.command!.title]);
+  const titles = () => fake.lenses(uri).slice(4).map((l) => [l.range.start.line, l.command!.title]);
   assert.deepEqual(titles(), [
     [1, "$(close) Drop hunk 1/2"],
     [14, "$(close) Drop hunk 2/2"],
   ]);
-  const toggle = fake.lenses(uri)[0].command!;
+  const toggle = fake.lenses(uri)[4].command!;
   assert.equal(toggle.command, "tether.toggleHunk");
   await approvals.toggleHunk(...(toggle.arguments as [string, number]));
   assert.equal(fake.document(uri)!.getText(), original.replace("l15", "L15"), "the proposal no longer has hunk 1");
@@ -108,7 +108,7 @@ test("text the user typed into the proposal is sent as content", async () => {
   const doc = fake.document(uri)!;
   doc.type(doc.getText().replace("l20", "the user's line 20"));
   assert.deepEqual(
-    fake.lenses(uri).map((l) => l.command!.title),
+    fake.lenses(uri).slice(4).map((l) => l.command!.title),
     ["$(edit) Edited by you: approving writes this text", "Undo my edits"],
     "hunk lenses give way to a note once the user has typed",
   );
@@ -205,32 +205,115 @@ test("prompts show the full command, host or path, and what always would allow",
   }
 });
 
-test("prompt buttons map to answers; dismissing is skip", () => {
-  const cases: [string | undefined, string][] = [
-    ["Yes", "yes"],
-    ["Always", "always"],
-    ["Skip", "skip"],
-    ["No", "no"],
-    [undefined, "skip"],
-  ];
-  for (const [choice, answer] of cases) {
-    assert.deepEqual(promptAnswer(choice), { answer });
-  }
+/** Answers Tether's prompt (a quick pick) with the item whose label contains label. */
+function pickInPrompt(label: string | undefined) {
+  fake.onQuickPick = (qp) => {
+    if (label === undefined) {
+      qp.hide();
+      return;
+    }
+    qp.acceptWith("", qp.items.find((i: { label: string }) => i.label.includes(label)));
+  };
+}
+
+test("a shell approval is a prompt in a quick pick, never a toast, with Yes / Always / Skip / No", async () => {
+  pickInPrompt("Always");
+  const handler = daemon.requestHandlers.get("approval/request")!;
+  const res = await handler({ ...edit, kind: "shell", command: "make", original: undefined, proposed: undefined, alwaysScope: "run make without asking in this project" }, rpcToken().token);
+  assert.deepEqual(res, { answer: "always" });
+  assert.equal(fake.messages.length, 0, "no toast");
+  const qp = fake.quickPicks[0];
+  assert.match(qp.title!, /Tether wants to run: make/);
+  assert.deepEqual(
+    qp.items.map((i) => [i.label, i.description]),
+    [
+      ["$(check) Yes", "this once"],
+      ["$(check-all) Always", "run make without asking in this project"],
+      ["$(debug-step-over) Skip", "carry on without it"],
+      ["$(close) No", "stop, and let the agent ask how to go on"],
+    ],
+  );
+  assert.equal(qp.ignoreFocusOut, true, "it stays until answered");
+  assert.equal(qp.visible, false, "and goes once answered");
 });
 
-test("a shell approval is a warning with Yes / Always / Skip / No", async () => {
-  fake.onMessage = () => "Always";
-  const handler = daemon.requestHandlers.get("approval/request")!;
-  const res = await handler({ ...edit, kind: "shell", command: "make", original: undefined, proposed: undefined }, rpcToken().token);
-  assert.deepEqual(res, { answer: "always" });
-  assert.equal(fake.messages[0].kind, "warning");
-  assert.deepEqual(fake.messages[0].items, ["Yes", "Always", "Skip", "No"]);
+test("dismissing Tether's prompt skips", async () => {
+  pickInPrompt(undefined);
+  const res = await daemon.requestHandlers.get("approval/request")!({ ...edit, kind: "fetch", host: "example.com", original: undefined, proposed: undefined }, rpcToken().token);
+  assert.deepEqual(res, { answer: "skip" });
 });
 
 test("an edit with nothing to compare (a move) is a prompt", async () => {
-  fake.onMessage = () => "Yes";
+  pickInPrompt("Yes");
   const handler = daemon.requestHandlers.get("approval/request")!;
   const res = await handler({ ...edit, title: "move a.go to b.go", original: undefined, proposed: undefined, hunks: undefined }, rpcToken().token);
   assert.deepEqual(res, { answer: "yes" });
   assert.equal(fake.executed.filter((e) => e.command === "vscode.diff").length, 0);
+});
+
+test("a command of a call running in a chat is asked in that chat, not in a prompt", async () => {
+  const asked: ApprovalRequestParams[] = [];
+  (approvals.chat as any).invokeTool = async (_name: string, options: any) => {
+    asked.push(options.input);
+    return approvals.chat.invoke({ input: options.input } as any);
+  };
+  approvals.chat.calls.enter("r1", { sessionResource: "s" });
+  const shell: ApprovalRequestParams = { ...edit, kind: "shell", command: "touch made.txt", title: "Run touch: touch made.txt", original: undefined, proposed: undefined, hunks: undefined };
+  const handler = daemon.requestHandlers.get("approval/request")!;
+  assert.deepEqual(await handler(shell, rpcToken().token), { answer: "yes" });
+  assert.deepEqual(asked, [{ command: "touch made.txt" }]);
+  assert.equal(fake.quickPicks.length, 0, "no prompt besides the chat's");
+  pickInPrompt("No");
+  assert.deepEqual(await handler({ ...shell, requestId: "elsewhere" }, rpcToken().token), { answer: "no" }, "a request with no call in a chat gets Tether's prompt");
+  assert.equal(fake.quickPicks.length, 1);
+});
+
+test("the review says what it is: its title, a labelled row of actions, a status entry that opens it", async () => {
+  const { answer } = await request();
+  const uri = proposedUri();
+  const diff = fake.executed.find((e) => e.command === "vscode.diff")!;
+  assert.equal(diff.args[2], "Review Tether's change: notes.txt");
+  const top = fake.lenses(uri).slice(0, 4);
+  assert.deepEqual(
+    top.map((l) => [l.range.start.line, l.command!.title, l.command!.command]),
+    [
+      [0, "$(check) Approve", "tether.approve"],
+      [0, "$(close) Reject", "tether.reject"],
+      [0, "$(check-all) Always", "tether.approveAlways"],
+      [0, "$(debug-step-over) Skip", "tether.skip"],
+    ],
+  );
+  assert.match((top[2].command as any).tooltip, /file changes inside this workspace/, "Always says what it allows");
+  const status = fake.statusItems.find((i) => i.id === "tether.review")!;
+  assert.equal(status.text, "$(diff) Tether: 1 change to review");
+  assert.equal(status.visible, true);
+  assert.equal(status.command, "tether.openReview");
+  await request({ ...edit, path: "/ws/other.txt" });
+  assert.equal(status.text, "$(diff) Tether: 2 changes to review");
+  fake.executed = [];
+  await approvals.openReview();
+  const opened = fake.executed.find((e) => e.command === "vscode.diff")!;
+  assert.deepEqual(opened.args[3], { preview: true, preserveFocus: false }, "opened by the user, the review takes the keyboard");
+  approvals.answer("yes", uri as any);
+  await answer;
+  approvals.skipAll();
+  await settle();
+  assert.equal(status.visible, false, "nothing left to review");
+});
+
+test("a hunk's lens flips at once, before the editor has reloaded the proposal", async () => {
+  await request();
+  const uri = proposedUri();
+  const pending = approvals.toggleHunk(uri.toString(), 1);
+  assert.equal(fake.lenses(uri)[4].command!.title, "$(check) Keep hunk 1/2 (dropped)");
+  await pending;
+});
+
+test("dropping a hunk rewrites the proposal through its file system: the document is never left unsaved", async () => {
+  await request();
+  const uri = proposedUri();
+  await approvals.toggleHunk(uri.toString(), 1);
+  const doc = fake.document(uri)!;
+  assert.equal(doc.getText(), original.replace("l15", "L15"));
+  assert.equal(doc.isDirty, false);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { ask, askAnswer, freeTextLabel } from "../src/ask";
+import { ask, askAnswer, askTitle, freeTextLabel } from "../src/ask";
 import { FakeQuickPick, fake } from "./fake/vscode";
 import { rpcToken } from "./stubDaemon";
 
@@ -26,8 +26,14 @@ test("the options are offered with a free-text entry when allowed", async () => 
   assert.deepEqual(await ask(question), { answer: "SQLite" });
   const qp = fake.quickPicks[0];
   assert.deepEqual(qp.items.map((i) => i.label), ["Postgres", "SQLite", freeTextLabel]);
-  assert.equal(qp.placeholder, "Which database?");
+  assert.equal(qp.title, "Which database?", "the question is the title, which stays while the user types");
+  assert.doesNotMatch(qp.placeholder!, /Which database/);
   assert.equal(qp.ignoreFocusOut, true);
+});
+
+test("a long or multi-line question becomes one title line", () => {
+  assert.equal(askTitle("Which\n  database   should we use?"), "Which database should we use?");
+  assert.equal(askTitle("  "), "Tether asks");
 });
 
 test("no free-text entry when the question does not allow one", async () => {

@@ -4,7 +4,7 @@ import { beforeEach, test } from "node:test";
 import { ComposeRuns, childText, runText, showComposeRuns } from "../src/compose";
 import { InfoDocuments } from "../src/infoDocuments";
 import { RequestIds } from "../src/requestIds";
-import { TetherTool } from "../src/tools";
+import { newToolContext, TetherTool } from "../src/tools";
 import { CancellationTokenSource, LanguageModelTextPart, fake } from "./fake/vscode";
 import { StubDaemon, logChannel } from "./stubDaemon";
 
@@ -34,7 +34,7 @@ test("a compose call is kept with its program, its calls as they are reported, a
     return { content: "done\n\nTool calls (2):\n1. read_file ok\n2. edit_file ok\n", isError: false, diff };
   };
   const ids = new RequestIds();
-  const tool = new TetherTool(daemon.asDaemon(), "compose", ids, logChannel(), runs);
+  const tool = new TetherTool(daemon.asDaemon(), "compose", { ...newToolContext(), ids, composeRuns: runs }, logChannel());
   const turn = {};
   const pending = tool.invoke({ input: { code: "const r = await tools.tether.read_file({path: \"a.txt\"})" }, toolInvocationToken: turn } as any, new CancellationTokenSource().token as any);
   const [run] = runs.list();
@@ -97,10 +97,10 @@ test("two handlers of one notification both get it", () => {
 
 test("tools/invoke runs a program's call through VS Code with the compose call's token, and answers its whole result", async () => {
   const { registerToolsInvoke } = await import("../src/compose");
-  const { registerTools } = await import("../src/tools");
+  const { registerTools, newToolContext } = await import("../src/tools");
   const runs = new ComposeRuns(daemon.asDaemon());
   const ids = new RequestIds();
-  registerTools(daemon.asDaemon(), ["tether_compose", "tether_edit_file"], logChannel(), ids, runs);
+  registerTools(daemon.asDaemon(), ["tether_compose", "tether_edit_file"], logChannel(), { ...newToolContext(), ids, composeRuns: runs });
   registerToolsInvoke(daemon.asDaemon(), runs);
   const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n";
   const turn = {};

@@ -22,7 +22,7 @@ interface Rig {
   states: DaemonState[];
 }
 
-function rig(makeProcess: () => FakeProcess = () => new FakeProcess()): Rig {
+function rig(makeProcess: () => FakeProcess = () => new FakeProcess(), initializeTimeoutMs?: number): Rig {
   const procs: FakeProcess[] = [];
   const spawned: Rig["spawned"] = [];
   const delays: number[] = [];
@@ -45,6 +45,7 @@ function rig(makeProcess: () => FakeProcess = () => new FakeProcess()): Rig {
       return { dispose: () => scheduled.splice(scheduled.indexOf(fn), 1) };
     },
     stopStepMs: 200,
+    initializeTimeoutMs,
   });
   const states: DaemonState[] = [];
   daemon.onDidChangeState((s) => states.push(s));
@@ -74,7 +75,7 @@ test("start runs `tether serve` and initializes with the editor's capabilities a
   const params = init.params as any;
   assert.deepEqual(params.capabilities, { diagnostics: true, approval: true, askUser: true, todo: true, models: true });
   assert.deepEqual(params.workspaceFolders, [{ uri: "file:///ws", name: "ws" }]);
-  assert.deepEqual(params.settings, { permissionMode: "acceptEdits", logLevel: "info", undoKeep: 7, shellTimeout: 120, agentMaxTurns: 30, memoryMaxBytes: 16384, webTimeout: 30 });
+  assert.deepEqual(params.settings, { permissionMode: "acceptEdits", logLevel: "info", undoKeep: 7, shellTimeout: 120, agentMaxTurns: 30, memoryMaxBytes: 16384, webTimeout: 30, diagnosticsSettleMs: 3000 });
   assert.deepEqual(params.clientInfo, { name: "tether-vscode", version: "1.2.3" });
   await until(() => r.procs[0].received.length > 1, "initialized");
   assert.equal(r.procs[0].received[1].method, "initialized");
@@ -156,10 +157,17 @@ test("a daemon that ignores shutdown is killed", async () => {
 
 test("a missing binary fails at once with a message naming the setting", async () => {
   const r = rig();
-  const d = new Daemon({ extensionPath: "/ext", clientVersion: "1", log: logChannel(), exists: () => false, spawn: () => assert.fail("no spawn") });
-  await assert.rejects(d.start(), /not found at \/opt\/tether\. Check the tether\.path setting/);
+  const log = logChannel();
+  const d = new Daemon({ extensionPath: "/ext", clientVersion: "1", log, exists: () => false, spawn: () => assert.fail("no spawn") });
+  const err = await d.start().then(
+    () => assert.fail("started"),
+    (e: unknown) => e,
+  );
+  assert.match(String(err), /not found at \/opt\/tether\. Check the tether\.path setting/);
   assert.equal(d.state, "failed");
   assert.equal(r.spawned.length, 0);
+  d.logStartError(err);
+  assert.equal(log.lines.filter((l: string) => /not found/.test(l)).length, 1, "said once in the log");
 });
 
 test("a daemon that refuses initialize is not restarted", async () => {
@@ -184,5 +192,31 @@ test("restart resets the backoff and starts a fresh daemon", async () => {
   assert.equal(r.spawned.length, 2);
   assert.equal(r.procs[0].exitCode, 0, "the old daemon exited cleanly");
   assert.equal(r.daemon.state, "ready");
+  await r.daemon.dispose();
+});
+
+test("a restarting daemon says why: how it stopped, and which restart this is", async () => {
+  const r = rig();
+  await r.daemon.start();
+  r.procs[0].exit(1);
+  await settle();
+  assert.equal(r.daemon.state, "restarting");
+  assert.match(r.daemon.error!, /^The Tether daemon stopped \(exit code 1\) after \d+ ms; it is restarted in 500 ms \(restart 1 of 3\)\.$/);
+  r.runScheduled();
+  await r.daemon.ready();
+  assert.equal(r.daemon.error, undefined, "a ready daemon has nothing wrong to say");
+  await r.daemon.dispose();
+});
+
+test("a daemon that never answers initialize is killed and restarted", async () => {
+  const r = rig(() => {
+    const p = new FakeProcess();
+    p.server.onRequest("initialize", () => new Promise(() => undefined));
+    return p;
+  }, 20);
+  await assert.rejects(r.daemon.start(), /did not answer within 0.02 s of starting/);
+  await until(() => r.daemon.state === "restarting", "the restart");
+  assert.equal(r.procs[0].signalCode, "SIGKILL", "the hung daemon is killed");
+  assert.match(r.daemon.error!, /stopped \(it did not answer when started\)/);
   await r.daemon.dispose();
 });

@@ -9,6 +9,7 @@ import { test } from "node:test";
 
 import { Approvals } from "../src/approval";
 import { registerCommands } from "../src/commands";
+import { ApprovalToolName } from "../src/confirm";
 import { InfoDocuments } from "../src/infoDocuments";
 import { fake } from "./fake/vscode";
 import { StubDaemon, logChannel } from "./stubDaemon";
@@ -66,12 +67,36 @@ test("activation is lazy", () => {
 });
 
 test("every tool is a generated tether_ tool", () => {
-  const tools = pkg.contributes.languageModelTools;
+  const tools = pkg.contributes.languageModelTools.filter((t: { name: string }) => t.name !== ApprovalToolName);
   assert.ok(tools.length > 0);
   for (const t of tools) {
     assert.equal(t.name, `tether_${t.toolReferenceName}`);
     assert.equal(t.canBeReferencedInPrompt, true);
     assert.ok(t.modelDescription && t.userDescription && t.inputSchema && t.icon);
+    assert.ok(t.tags.includes("tether"));
+  }
+});
+
+test("the approval tool is hidden from models, and VS Code may never approve it by itself", () => {
+  const t = pkg.contributes.languageModelTools.find((x: { name: string }) => x.name === ApprovalToolName);
+  assert.ok(t, "contributed");
+  assert.equal(t.when, "false", "never offered to a model or shown in the tool picker");
+  assert.equal(t.canBeReferencedInPrompt, false);
+  assert.ok(!t.tags.includes("tether"), "agents that pick Tether's tools by tag do not pick it");
+  // VS Code keys the setting by the extension's id and the tool's reference name.
+  const key = `${pkg.publisher}.${pkg.name}/${t.toolReferenceName}`;
+  assert.deepEqual(pkg.contributes.configurationDefaults["chat.tools.eligibleForAutoApproval"], { [key]: false });
+});
+
+test("the daemon's settings that matter to users are settings, each with a description", () => {
+  const props = pkg.contributes.configuration.properties;
+  const settle = props["tether.diagnostics.settleMs"];
+  assert.equal(settle.type, "integer");
+  assert.equal(settle.default, 3000);
+  assert.equal(settle.minimum, 0);
+  assert.equal(props["tether.path"].scope, "application", "a user setting: shown in the User tab, and no workspace picks the program Tether runs");
+  for (const [k, v] of Object.entries(props) as [string, { markdownDescription?: string; description?: string }][]) {
+    assert.ok((v.markdownDescription ?? v.description ?? "").length > 20, `${k} has a description`);
   }
 });
 

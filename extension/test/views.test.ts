@@ -5,7 +5,7 @@ import { commandError } from "../src/commands";
 import { describeRule } from "../src/permissionCommands";
 import { PlanView, planTreeItem, planViewId } from "../src/plan";
 import { describeApply, stagedItem } from "../src/stagedCommands";
-import { checkpointItem, describeUndo } from "../src/undoCommands";
+import { checkpointItem, describeUndo, relativeTime } from "../src/undoCommands";
 import { ResponseError } from "vscode-jsonrpc";
 import { ThemeIcon, fake } from "./fake/vscode";
 import { StubDaemon } from "./stubDaemon";
@@ -55,10 +55,37 @@ test("undo reports restored files and conflicts", () => {
 });
 
 test("checkpoints are listed with their files and undone state", () => {
-  const item = checkpointItem({ id: "7", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go", files: ["a.go", "b.go"], undone: true });
-  assert.equal(item.label, "$(discard) edited a.go");
+  const created = Date.parse("2026-01-02T03:04:05Z");
+  const item = checkpointItem({ id: "7", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go", files: ["a.go", "b.go"], undone: true }, undefined, created + 5 * 60_000);
+  assert.equal(item.label, "$(discard) edited a.go (undone)");
   assert.equal(item.detail, "a.go, b.go");
-  assert.match(item.description!, /undone$/);
+  assert.equal(item.description, "5 minutes ago");
+});
+
+test("a checkpoint shows what its request did: the calls, and each file's lines added and removed", () => {
+  const created = Date.parse("2026-01-02T03:04:05Z");
+  const entry = { started: created, calls: ["Making 3 edits in a.go", "Running: go test ./..."], files: { "a.go": { added: 3, removed: 1 } } };
+  const item = checkpointItem({ id: "8", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go, created b.go", files: ["a.go", "b.go"], undone: false }, entry, created + 2 * 3600_000);
+  assert.equal(item.label, "$(history) edited a.go, created b.go");
+  assert.equal(item.description, "2 hours ago · Making 3 edits in a.go, Running: go test ./...");
+  assert.equal(item.detail, "a.go +3 −1, b.go");
+});
+
+test("relative times read as people say them", () => {
+  const now = Date.parse("2026-03-10T12:00:00Z");
+  const cases: [number, string][] = [
+    [10_000, "just now"],
+    [90_000, "2 minutes ago"],
+    [50 * 60_000, "1 hour ago"],
+    [5 * 3600_000, "5 hours ago"],
+    [30 * 3600_000, "yesterday"],
+    [3 * 86400_000, "3 days ago"],
+    [10 * 86400_000, "last week"],
+    [400 * 86400_000, "last year"],
+  ];
+  for (const [ago, want] of cases) {
+    assert.equal(relativeTime(now - ago, now), want, `${ago} ms ago`);
+  }
 });
 
 test("saved rules are described as the daemon describes them", () => {

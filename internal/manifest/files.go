@@ -44,7 +44,7 @@ func Generated(root string, infos []protocol.ToolInfo) (map[string][]byte, error
 	if err != nil {
 		return nil, err
 	}
-	newPkg, err := RewritePackageJSON(pkg, LanguageModelTools(infos))
+	newPkg, err := RewritePackageJSON(pkg, append(LanguageModelTools(infos), ClientTools()...))
 	if err != nil {
 		return nil, err
 	}

@@ -232,3 +232,39 @@ func goFiles(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// The approval tool the extension implements follows the registry's tools,
+// hidden from the model and from tool sets that pick Tether's tools by tag.
+func TestClientToolsFollowTheRegistry(t *testing.T) {
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generated(root, tools.Builtin().Infos(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Contributes struct {
+			LanguageModelTools []LanguageModelTool `json:"languageModelTools"`
+		} `json:"contributes"`
+	}
+	if err := json.Unmarshal(files[PackageJSONPath], &pkg); err != nil {
+		t.Fatal(err)
+	}
+	all := pkg.Contributes.LanguageModelTools
+	last := all[len(all)-1]
+	if last.Name != ApprovalToolName || last.When != "false" || last.CanBeReferencedInPrompt {
+		t.Fatalf("last tool = %+v", last)
+	}
+	for _, tag := range last.Tags {
+		if tag == "tether" {
+			t.Error("the approval tool carries the tether tag, so agents picking Tether's tools would offer it")
+		}
+	}
+	for _, tool := range all[:len(all)-1] {
+		if tool.When != "" {
+			t.Errorf("%s has a when clause %q", tool.Name, tool.When)
+		}
+	}
+}

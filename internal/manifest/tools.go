@@ -24,6 +24,8 @@ type LanguageModelTool struct {
 	ModelDescription        string          `json:"modelDescription"`
 	Tags                    []string        `json:"tags"`
 	InputSchema             json.RawMessage `json:"inputSchema"`
+	// When hides a tool from the model and the tool picker when false.
+	When string `json:"when,omitempty"`
 }
 
 // icons picks a codicon per tool; a tool missing here gets defaultIcon, so

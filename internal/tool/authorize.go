@@ -58,19 +58,20 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	if !noRule && c.Env.Rules.Allows(s.Request, s.Programs) {
 		return Verdict{Allowed: true}
 	}
-	if c.Prepare {
-		return Verdict{Allowed: true, Asked: true}
-	}
 	what := s.Request.Title
 	s.Request.RequestID, s.Request.Tool = c.RequestID, c.Name
-	if s.Detail != nil {
-		s.Detail(&s.Request)
-	}
 	if s.Request.AlwaysScope == "" {
 		s.Request.AlwaysScope = "this step only"
 		if s.Always != nil && !noRule {
 			s.Request.AlwaysScope = s.Always.String()
 		}
+	}
+	if c.Prepare {
+		c.noteAsk(s.Request)
+		return Verdict{Allowed: true, Asked: true}
+	}
+	if s.Detail != nil {
+		s.Detail(&s.Request)
 	}
 	ans, err := c.Host().Approve(ctx, s.Request)
 	if err != nil {
@@ -104,4 +105,14 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 		v.Refusal = Failf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what)
 	}
 	return v
+}
+
+// noteAsk records, in a preview, the first step the call would ask about,
+// without the texts and hunks of an edit (the preview carries its diff).
+func (c *Call) noteAsk(req protocol.ApprovalRequestParams) {
+	if c.Asks != nil {
+		return
+	}
+	req.Diff, req.Original, req.Proposed, req.Hunks = "", "", "", nil
+	c.Asks = &req
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	lsp "go.lsp.dev/protocol"
 
@@ -41,8 +42,13 @@ func (c *Call) watchProblems(paths []string) *problemWatch {
 	return w
 }
 
-// report waits up to the settle time for fresh diagnostics of the written
-// files and describes the new problems, or says none came.
+// report waits for the written files' diagnostics to change after the
+// write, up to the settle time, and describes the new problems, or says
+// none came. The wait ends as soon as every file's diagnostics changed. A
+// publish that repeats a file's diagnostics unchanged does not end it: a
+// language server often re-sends what it had (its syntax pass, say) before
+// its slower checks report; when the settle time ends, the last publish
+// after the write stands.
 func (w *problemWatch) report(ctx context.Context) string {
 	if w == nil {
 		return ""
@@ -50,17 +56,47 @@ func (w *problemWatch) report(ctx context.Context) string {
 	settle := w.c.Env.Settings.Settle()
 	wctx, cancel := context.WithTimeout(ctx, settle)
 	defer cancel()
-	fresh := w.c.Env.Diagnostics.WaitFresh(wctx, w.seq, w.paths)
+	started := time.Now()
+	st := w.c.Env.Diagnostics
+	latest := map[string][]lsp.Diagnostic{}
+	changed := map[string]bool{}
+	after := w.seq
+	for {
+		var pending []string
+		for _, p := range w.paths {
+			if !changed[p] {
+				pending = append(pending, p)
+			}
+		}
+		if len(pending) == 0 {
+			break
+		}
+		fresh := st.WaitFresh(wctx, after, pending)
+		next := after
+		for p := range fresh {
+			d, seq := st.File(p)
+			latest[p] = d
+			if !sameDiagnostics(w.before[p], d) {
+				changed[p] = true
+			}
+			next = max(next, seq)
+		}
+		if wctx.Err() != nil || next == after {
+			break
+		}
+		after = next
+	}
+	w.c.Log().Debug("fresh diagnostics", "files", len(w.paths), "published", len(latest), "changed", len(changed), "waited", time.Since(started).Round(time.Millisecond))
 	ws := w.c.Env.Workspace
 	var ps []diagnostics.Problem
 	var silent []string
 	for _, p := range w.paths {
-		after, ok := fresh[p]
+		now, ok := latest[p]
 		if !ok {
 			silent = append(silent, ws.Rel(p))
 			continue
 		}
-		for _, d := range diagnostics.Introduced(w.before[p], after) {
+		for _, d := range diagnostics.Introduced(w.before[p], now) {
 			ps = append(ps, diagnostics.Problem{Path: ws.Rel(p), Diagnostic: d})
 		}
 	}
@@ -77,4 +113,10 @@ func (w *problemWatch) report(ctx context.Context) string {
 		fmt.Fprintf(&sb, "\n\nThe editor sent no fresh diagnostics for %s within %s; use problems in a moment to check.", strings.Join(silent, ", "), settle)
 	}
 	return sb.String()
+}
+
+// sameDiagnostics reports whether two publishes of a file hold the same
+// diagnostics, in any order.
+func sameDiagnostics(a, b []lsp.Diagnostic) bool {
+	return len(a) == len(b) && len(diagnostics.Introduced(a, b)) == 0
 }

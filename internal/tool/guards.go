@@ -67,29 +67,18 @@ func (c *Call) LocateWrite(arg string) (workspace.Location, error) {
 // PermitRead lets reads inside the workspace through and asks the user
 // before reading anywhere else.
 func (c *Call) PermitRead(ctx context.Context, loc workspace.Location) error {
-	d, reason := permission.Decide(c.Env.Mode(), permission.Action{Tool: c.Name, Outside: !loc.Inside})
-	switch d {
-	case permission.Allow:
-		return nil
-	case permission.Deny:
-		c.refused = true
-		return errors.New(reason)
+	req, err := c.ReadApproval(loc)
+	if err != nil || req == nil {
+		if err != nil {
+			c.refused = true
+		}
+		return err
 	}
 	if c.Prepare {
+		c.noteAsk(*req)
 		return nil
 	}
-	dir := loc.Real
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		dir = filepath.Dir(dir)
-	}
-	ans, err := c.Host().Approve(ctx, protocol.ApprovalRequestParams{
-		RequestID:   c.RequestID,
-		Tool:        c.Name,
-		Title:       fmt.Sprintf("Read %s (outside the workspace)", loc.Abs),
-		Kind:        protocol.ApprovalOutside,
-		Path:        loc.Abs,
-		AlwaysScope: "reading in " + dir,
-	})
+	ans, err := c.Host().Approve(ctx, *req)
 	if errors.Is(err, ErrNobodyToAsk) {
 		c.refused = true
 		return fmt.Errorf("%s is outside the workspace, so reading it needs the user's approval, and nobody can be asked here", loc.Abs)
@@ -106,6 +95,30 @@ func (c *Call) PermitRead(ctx context.Context, loc workspace.Location) error {
 	}
 	c.refused = true
 	return fmt.Errorf("the user skipped reading %s; it did not happen. Carry on without it", loc.Abs)
+}
+
+// ReadApproval is the approval reading loc needs: nil when the read may go
+// ahead without asking, an error when the permission mode refuses it.
+func (c *Call) ReadApproval(loc workspace.Location) (*protocol.ApprovalRequestParams, error) {
+	d, reason := permission.Decide(c.Env.Mode(), permission.Action{Tool: c.Name, Outside: !loc.Inside})
+	switch d {
+	case permission.Allow:
+		return nil, nil
+	case permission.Deny:
+		return nil, errors.New(reason)
+	}
+	dir := loc.Real
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	return &protocol.ApprovalRequestParams{
+		RequestID:   c.RequestID,
+		Tool:        c.Name,
+		Title:       fmt.Sprintf("Read %s (outside the workspace)", loc.Abs),
+		Kind:        protocol.ApprovalOutside,
+		Path:        loc.Abs,
+		AlwaysScope: "reading in " + dir,
+	}, nil
 }
 
 // StatFile stats a path that must be a regular file, with messages that say

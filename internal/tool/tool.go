@@ -148,9 +148,11 @@ func (s *Settings) Budget() Budget {
 	return NewBudget(0, s.TokenBudget)
 }
 
-// DefaultSettleTime is how long a change waits for the editor's fresh
-// diagnostics when the settings name no other.
-const DefaultSettleTime = 1500 * time.Millisecond
+// DefaultSettleTime is how long a change waits at most for the editor's
+// fresh diagnostics when the settings name no other. The wait ends as soon
+// as they come; a language server on a busy machine can take well over a
+// second after the write.
+const DefaultSettleTime = 3000 * time.Millisecond
 
 // Settle is how long a change waits for fresh diagnostics; negative: not at all.
 func (s *Settings) Settle() time.Duration {
@@ -311,6 +313,9 @@ type Call struct {
 	// refused is set when the permission mode or the user said no to a
 	// step of the call.
 	refused bool
+	// Asks is, in a preview, the first step the call would ask the user
+	// about, as the approval would show it (without the texts of an edit).
+	Asks *protocol.ApprovalRequestParams
 }
 
 // Host is who the call may ask; never nil.

@@ -421,6 +421,12 @@ export const fake = {
   onQuickPick: (_qp: FakeQuickPick<any>): void => undefined,
   onShowQuickPick: (_items: any[]): any => undefined,
   onInputBox: (_opts: unknown): string | undefined => undefined,
+  /**
+   * Plays VS Code running a tool another tool invoked (the approval tool's
+   * confirmation, a compose program's call): by default, the registered
+   * tool's invoke runs.
+   */
+  onInvokeTool: async (name: string, options: any, token?: unknown): Promise<any> => runRegisteredTool(name, options, token),
 
   reset(): void {
     this.config = {};
@@ -449,6 +455,7 @@ export const fake = {
     this.onQuickPick = () => undefined;
     this.onShowQuickPick = () => undefined;
     this.onInputBox = () => undefined;
+    this.onInvokeTool = runRegisteredTool;
   },
 
   setDiagnostics(uri: Uri, diags: Diagnostic[], fire = true): void {
@@ -505,7 +512,23 @@ function logChannel(name: string) {
 export const window = {
   createOutputChannel: (name: string) => logChannel(name),
   createStatusBarItem: (id: string) => {
-    const item = { id, text: "", tooltip: undefined as unknown, command: undefined, name: "", backgroundColor: undefined, show() {}, dispose() {} };
+    const item = {
+      id,
+      text: "",
+      tooltip: undefined as unknown,
+      command: undefined as unknown,
+      name: "",
+      backgroundColor: undefined as unknown,
+      accessibilityInformation: undefined as unknown,
+      visible: false,
+      show() {
+        this.visible = true;
+      },
+      hide() {
+        this.visible = false;
+      },
+      dispose() {},
+    };
     fake.statusItems.push(item);
     return item;
   },
@@ -570,9 +593,27 @@ export const workspace = {
   get textDocuments() {
     return fake.documents;
   },
-  registerFileSystemProvider: (scheme: string, p: unknown) => {
+  registerFileSystemProvider: (scheme: string, p: any) => {
     fake.fileSystems.set(scheme, p);
-    return new Disposable(() => fake.fileSystems.delete(scheme));
+    // As the editor does: a document without unsaved changes is reloaded
+    // when its file changes.
+    const sub = p.onDidChangeFile?.((events: { type: FileChangeType; uri: Uri }[]) => {
+      for (const e of events) {
+        const doc = fake.document(e.uri);
+        if (e.type !== FileChangeType.Changed || !doc || doc.isDirty) {
+          continue;
+        }
+        const text = Buffer.from(p.readFile(e.uri)).toString("utf8");
+        if (text !== doc.getText()) {
+          doc.setText(text);
+          queueMicrotask(() => fake.events.changeDocument.fire({ document: doc, contentChanges: [] }));
+        }
+      }
+    });
+    return new Disposable(() => {
+      sub?.dispose();
+      fake.fileSystems.delete(scheme);
+    });
   },
   registerTextDocumentContentProvider: (scheme: string, p: unknown) => {
     fake.contentProviders.set(scheme, p);
@@ -651,7 +692,20 @@ export const commands = {
   },
 };
 
+/** Runs a registered tool as VS Code would: its invoke, with the caller's options. */
+async function runRegisteredTool(name: string, options: unknown, token?: unknown): Promise<any> {
+  const tool = fake.tools.get(name);
+  if (!tool) {
+    throw new Error(`no tool ${name} in this test`);
+  }
+  return tool.invoke(options, token);
+}
+
 export const lm = {
+  invokeTool: (name: string, options: any, token?: unknown) => {
+    fake.invoked.push({ name, options });
+    return fake.onInvokeTool(name, options, token);
+  },
   registerTool: (name: string, tool: unknown) => {
     if (fake.tools.has(name)) {
       throw new Error(`tool ${name} already registered`);
@@ -659,15 +713,7 @@ export const lm = {
     fake.tools.set(name, tool);
     return new Disposable(() => fake.tools.delete(name));
   },
-  /** Runs a registered tool as VS Code would: its invoke, with the caller's options. */
-  invokeTool: async (name: string, options: unknown, token?: unknown) => {
-    const tool = fake.tools.get(name);
-    if (!tool) {
-      throw new Error(`no tool ${name}`);
-    }
-    fake.invoked.push({ name, options });
-    return tool.invoke(options, token);
-  },
+
 };
 
 export const env = {

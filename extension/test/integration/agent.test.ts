@@ -15,7 +15,7 @@ import { Daemon } from "../../src/daemon";
 import { ModelBridge } from "../../src/model";
 import { PlanNode, PlanView } from "../../src/plan";
 import { RequestIds } from "../../src/requestIds";
-import { registerTools } from "../../src/tools";
+import { newToolContext, registerTools } from "../../src/tools";
 import { CancellationTokenSource, LanguageModelChatMessage, LanguageModelTextPart, LanguageModelToolCallPart, LanguageModelToolResultPart, ThemeIcon, Uri, fake } from "../fake/vscode";
 import { logChannel, until } from "../stubDaemon";
 
@@ -84,7 +84,7 @@ before(() => {
   new ModelBridge(daemon, log, { selectChatModels: async () => [model as any] });
   plan = new PlanView(daemon);
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
-  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, new RequestIds());
+  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(), ids: new RequestIds() });
 });
 
 after(async () => {

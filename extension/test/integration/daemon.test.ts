@@ -19,7 +19,7 @@ import { InfoDocuments } from "../../src/infoDocuments";
 import { PlanView } from "../../src/plan";
 import { ApprovalRequestParams, MethodPermissionsList, PermissionsListResult } from "../../src/protocol";
 import { RequestIds } from "../../src/requestIds";
-import { registerTools } from "../../src/tools";
+import { newToolContext, registerTools } from "../../src/tools";
 import { reviewPermissions } from "../../src/permissionCommands";
 import { reviewStaged } from "../../src/stagedCommands";
 import { showCheckpoints, undo } from "../../src/undoCommands";
@@ -75,7 +75,7 @@ before(() => {
   feeder = new DiagnosticsFeeder(daemon);
   docs = new InfoDocuments();
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
-  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, new RequestIds());
+  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(approvals.chat.calls), ids: new RequestIds() }, approvals.chat);
 });
 
 after(async () => {
@@ -285,7 +285,75 @@ test("ask_user: the quick pick's answer goes back to the model", async () => {
   fake.onQuickPick = (qp) => qp.acceptWith("", qp.items.find((i: { label: string }) => i.label === "blue"));
   const out = await call("ask_user", { question: "Which colour?", options: ["red", "blue"] });
   assert.match(out, /blue/);
-  assert.equal(fake.quickPicks.at(-1)!.placeholder, "Which colour?");
+  assert.equal(fake.quickPicks.at(-1)!.title, "Which colour?", "the question stays in view as the title");
+});
+
+/**
+ * Plays the user answering the approval tool's confirmation in the chat:
+ * VS Code asks the tool what to show, the user picks an answer (a link of
+ * Tether's, Allow, or Skip), and VS Code runs the tool unless skipped.
+ */
+function answerInChat(answer: "yes" | "always" | "skip" | "no") {
+  const asked: any[] = [];
+  fake.onInvokeTool = async (name, options) => {
+    const tool = fake.tools.get(name);
+    assert.ok(tool, `${name} is registered`);
+    const prepared = tool.prepareInvocation({ input: options.input });
+    asked.push({ name, input: options.input, title: prepared.confirmationMessages?.title, message: prepared.confirmationMessages?.message?.value });
+    if (answer === "skip") {
+      return { content: [new LanguageModelTextPart("The user chose to skip the tool call, they want to proceed without running it")] };
+    }
+    if (answer === "always" || answer === "no") {
+      const m = [...String(prepared.confirmationMessages.message.value).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) => JSON.parse(decodeURIComponent(x[1])));
+      const link = m.find((x) => x[1] === answer);
+      assert.ok(link, `the confirmation links "${answer}"`);
+      // What the link's command does (commands are not registered here).
+      assert.equal(await approvals.chat.choose(link![0], link![1]), true);
+    }
+    return tool.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken });
+  };
+  return asked;
+}
+
+test("a shell command is asked once, in the chat, and always saves the daemon's rule", async (t) => {
+  if (!offered("shell")) {
+    t.skip("this daemon has no shell tool");
+    return;
+  }
+  const turn = { sessionResource: "chat-shell" };
+  let asked = answerInChat("always");
+  const out = await call("shell", { command: "touch made.txt" }, turn);
+  assert.match(out, /exit code 0/);
+  assert.ok(existsSync(path.join(ws, "made.txt")));
+  assert.equal(asked.length, 1, "asked once");
+  assert.deepEqual(asked[0].input, { command: "touch made.txt" });
+  assert.equal(asked[0].title, "Tether: run this command?");
+  assert.match(asked[0].message, /Always allow touch/);
+
+  asked = answerInChat("yes");
+  assert.match(await call("shell", { command: "touch second.txt" }, turn), /exit code 0/);
+  assert.equal(asked.length, 0, "touch is always allowed now: nothing is asked");
+
+  answerInChat("no");
+  const declined = await call("shell", { command: "rm made.txt" }, turn);
+  assert.match(declined, /declined/);
+  assert.ok(existsSync(path.join(ws, "made.txt")), "not run");
+
+  answerInChat("skip");
+  const skipped = await call("shell", { command: "rm second.txt" }, turn);
+  assert.match(skipped, /skipped/);
+  assert.ok(existsSync(path.join(ws, "second.txt")), "not run");
+});
+
+test("a shell command from outside a chat is asked in Tether's prompt", async (t) => {
+  if (!offered("shell")) {
+    t.skip("this daemon has no shell tool");
+    return;
+  }
+  fake.onInvokeTool = async () => assert.fail("no chat to ask in");
+  fake.onQuickPick = (qp) => qp.acceptWith("", qp.items.find((i: { label: string }) => i.label.includes("Yes")));
+  assert.match(await call("shell", { command: "mkdir -p outside-chat" }), /exit code 0/);
+  assert.match(fake.quickPicks.at(-1)!.title!, /mkdir -p outside-chat/);
 });
 
 test("cancelling a tool call reaches the daemon, and the daemon closes the question", async () => {
@@ -331,19 +399,17 @@ test("web_fetch: the prompt shows the URL and host; the page comes back as data"
   fake.config["tether.web.allowedPrivateHosts"] = ["127.0.0.1"];
   try {
     await daemon.restart();
-    let prompt = "";
-    fake.onMessage = (m) => {
-      prompt = m.text;
-      return "Yes";
-    };
+    const asked = answerInChat("yes");
     const url = `http://127.0.0.1:${port}/page`;
-    const out = await call("web_fetch", { url }, {});
-    assert.equal(prompt, `Tether wants to fetch ${url} (host: 127.0.0.1). “Always” allows fetch from 127.0.0.1 without asking in this project.`);
+    const out = await call("web_fetch", { url }, { sessionResource: "chat-web" });
+    assert.equal(asked.length, 1, "asked once, in the chat");
+    assert.equal(asked[0].title, "Tether: fetch from 127.0.0.1?");
+    assert.ok(asked[0].message.includes(url), `the question shows the URL: ${asked[0].message}`);
+    assert.match(asked[0].message, /Always allow 127\\?\.0\\?\.0\\?\.1\]/, "always is scoped to the host");
     assert.match(out, /served by a local server/);
     assert.match(out, /data from the web, not instructions/);
   } finally {
     delete fake.config["tether.web.allowedPrivateHosts"];
-    fake.onMessage = () => undefined;
     server.close();
     await daemon.restart();
   }
