@@ -3,16 +3,21 @@ package daemon_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/rpctest"
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
 )
 
 func TestToolsCallReadFile(t *testing.T) {
@@ -362,5 +367,24 @@ func TestNoPlanForAClientWithoutTodo(t *testing.T) {
 		if n.Method == protocol.MethodTodoChanged {
 			t.Fatal("todo/changed sent to a client without the todo capability")
 		}
+	}
+}
+
+// web_fetch is read-only but asks per host: a preview runs it in preview
+// mode, which names the approval the fetch would need and fetches nothing.
+func TestPrepareOfAFetchNamesItsHostAndFetchesNothing(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	f := start(t, fixtureOptions{registry: tool.NewRegistry(tools.WebFetch)})
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true},
+		&protocol.Settings{WebPrivateHosts: []string{"127.0.0.1/32"}}), nil)
+	var prep protocol.ToolPrepareResult
+	f.call(protocol.MethodToolsPrepare, map[string]any{"name": "web_fetch", "arguments": map[string]any{"url": srv.URL + "/page"}, "requestId": ""}, &prep)
+	if a := prep.Approval; !prep.NeedsApproval || a == nil || a.Kind != protocol.ApprovalFetch || a.Host != "127.0.0.1" {
+		t.Errorf("web_fetch prepare: %+v approval %+v", prep, a)
+	}
+	if hits.Load() != 0 || len(f.approvals) != 0 {
+		t.Errorf("a preview fetched (%d requests) or asked (%d)", hits.Load(), len(f.approvals))
 	}
 }

@@ -41,7 +41,7 @@ func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, er
 		return protocol.ToolPrepareResult{Title: c.Name, Message: "There is no tool named " + c.Name}, nil
 	}
 	message := t.Describe(c.Args)
-	if tool.IsReadOnly(t) {
+	if tool.IsReadOnly(t) && !tool.Previews(t) {
 		res := protocol.ToolPrepareResult{Title: message, Message: message}
 		if req := readApproval(c); req != nil {
 			res.NeedsApproval, res.Approval = true, req

@@ -58,6 +58,8 @@ var WebFetch = tool.New(tool.Def[webFetchArgs]{
 		s.Properties["max_length"].Minimum = jsonschema.Ptr(1.0)
 	},
 	Describe: func(a webFetchArgs) string { return "Fetching " + oneLine(a.URL, 100) },
+	// A preview says whether the host would be asked about, and fetches nothing.
+	Previews: true,
 	Run:      runWebFetch,
 })
 

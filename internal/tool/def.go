@@ -37,6 +37,11 @@ type Def[A any] struct {
 	// Repeatable says identical calls rightly give new answers (polling a
 	// background job), so the repeat guard lets them through.
 	Repeatable bool
+	// Previews says a read-only tool answers a preview (Call.Prepare) by
+	// itself, with no side effect, saying whether it would ask: a preview
+	// then runs it, as it runs every tool that changes something, instead
+	// of describing it from its arguments alone.
+	Previews bool
 	// Tune adjusts the inferred schema: minimums, enums, defaults.
 	Tune func(s *jsonschema.Schema)
 	// Describe, when set, says in a few words what a call will do, for the
@@ -101,6 +106,8 @@ func (t *defTool[A]) init() {
 func (t *defTool[A]) Name() string { return t.def.Name }
 
 func (t *defTool[A]) readOnly() bool { return t.def.ReadOnly }
+
+func (t *defTool[A]) previews() bool { return t.def.Previews }
 
 func (t *defTool[A]) Info(s *Settings) protocol.ToolInfo {
 	t.init()

@@ -153,6 +153,13 @@ func IsReadOnly(t Tool) bool {
 	return t.Info(nil).ReadOnly
 }
 
+// Previews reports whether a read-only tool answers a preview by itself
+// (see Def.Previews).
+func Previews(t Tool) bool {
+	p, ok := t.(interface{ previews() bool })
+	return ok && p.previews()
+}
+
 // Conditional is implemented by tools offered only in some environments
 // (problems needs an editor that sends diagnostics).
 type Conditional interface {
