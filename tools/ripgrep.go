@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
 )
@@ -69,7 +70,7 @@ func searchDir(ctx context.Context, c *tool.Call, arg string) (rgRoot string, fi
 	case !fi.IsDir() && !fi.Mode().IsRegular():
 		// ripgrep would read it and wait: a named pipe with no writer never
 		// ends, and nothing could stop the wait.
-		return "", nil, fmt.Errorf("%s is %s, not a file or a folder; only files and folders are searched", name, tool.DescribeType(fi.Mode()))
+		return "", nil, fmt.Errorf("%s is %s, not a file or a folder; only files and folders are searched", name, fsatomic.DescribeType(fi.Mode()))
 	}
 	return name, fi, nil
 }

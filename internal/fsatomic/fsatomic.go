@@ -449,19 +449,24 @@ func RemoveIn(root *os.Root, name string) error {
 	return nil
 }
 
-// describe names a file type for messages.
-func describe(m fs.FileMode) string {
+// DescribeType names what a path that is not a regular file is, in words
+// for a message.
+func DescribeType(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
-		return "a folder"
+		return "a directory"
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
+		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a device"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
 	}
 	return "not a regular file"
 }
@@ -469,5 +474,5 @@ func describe(m fs.FileMode) string {
 // notRegular is the error of a read or write of something that is not a
 // regular file.
 func notRegular(op, name string, m fs.FileMode) error {
-	return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %s", ErrNotRegular, describe(m))}
+	return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %s", ErrNotRegular, DescribeType(m))}
 }

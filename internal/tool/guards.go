@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/internal/workspace"
@@ -133,30 +134,9 @@ func StatFile(loc workspace.Location, display string) (fs.FileInfo, error) {
 	case fi.IsDir():
 		return nil, fmt.Errorf("%s is a directory, not a file. Use list_dir to see what is in it", display)
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file but %s; only regular files are read or changed", display, DescribeType(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file but %s; only regular files are read or changed", display, fsatomic.DescribeType(fi.Mode()))
 	}
 	return fi, nil
-}
-
-// DescribeType names what a path that is not a regular file is, in words.
-func DescribeType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeIrregular != 0:
-		return "an irregular file"
-	}
-	return "not a regular file"
 }
 
 // RequireRead enforces the read guardrails before a change to an existing

@@ -157,7 +157,7 @@ func (c *Call) LocatePlainFile(arg, verb, dirAdvice string) (workspace.Location,
 	case fi.IsDir():
 		return loc, nil, fmt.Errorf("%s is a directory; %s", name, dirAdvice)
 	case !fi.Mode().IsRegular():
-		return loc, nil, fmt.Errorf("%s is not a regular file but %s; Tether will not %s it", name, DescribeType(fi.Mode()), verb)
+		return loc, nil, fmt.Errorf("%s is not a regular file but %s; Tether will not %s it", name, fsatomic.DescribeType(fi.Mode()), verb)
 	}
 	return loc, fi, nil
 }

@@ -265,7 +265,7 @@ func TestWindow(t *testing.T) {
 }
 
 func TestSearchHTML(t *testing.T) {
-	results, err := os.ReadFile("testdata/ddg-results.html")
+	results, err := os.ReadFile("ddg/testdata/results.html")
 	if err != nil {
 		t.Fatal(err)
 	}
