@@ -124,9 +124,17 @@ export default {
     t.check('the notification says one file was restored', /Tether restored 1 file\./.test(toastText), toastText.replace(/\s+/g, ' ').trim());
     const restored = await t.waitFor(() => onDisk() === original, 10000, 'the file to be restored').then(() => true, () => false);
     t.check('the file is back to the original, byte for byte', restored && fs.readFileSync(file).equals(Buffer.from(original)));
-    await toast.locator('.monaco-button', { hasText: 'Show details' }).click({ timeout: 10000 });
     const details = wb.page.locator('.editor-instance .view-lines', { hasText: 'Restored' }).first();
-    await t.step('"Show details" opens the undo details', () => details.waitFor({ timeout: 15000 }));
+    // An information toast hides itself after a while, and the wait above can
+    // outlast it; the same button is then in the notification center.
+    const showDetails = wb.page.locator('.notification-list-item', { hasText: 'Tether restored' })
+      .locator('.monaco-button:visible', { hasText: 'Show details' }).first();
+    await t.step('"Show details" opens the undo details', async () => {
+      if (!(await showDetails.isVisible().catch(() => false))) {
+        await wb.palette('Notifications: Show Notifications');
+      }
+      await wb.clickUntil(showDetails, () => details.isVisible().catch(() => false), 30000, 'the undo details');
+    });
     t.check('the undo details name the restored file', (await details.innerText()).includes(fileName));
     await t.shot('undo-details');
     await wb.palette('View: Close All Editors');
