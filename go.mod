@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/adrg/xdg v0.5.3
 	github.com/google/jsonschema-go v0.4.3
-	github.com/segmentio/encoding v0.3.4
 	github.com/sergi/go-diff v1.4.0
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
@@ -17,6 +16,7 @@ require (
 
 require (
 	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.3.4 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.8.0 // indirect

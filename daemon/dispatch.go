@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 	lsp "go.lsp.dev/protocol"
 

@@ -3,7 +3,8 @@ package daemon
 import (
 	"errors"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/internal/workspace"

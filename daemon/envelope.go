@@ -2,10 +2,10 @@ package daemon
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"strconv"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -141,8 +141,8 @@ func requestID(raw json.RawMessage) (echo json.RawMessage, ok bool) {
 // so an oversized request can still be answered by id. It gives up (nil)
 // when the id comes after a value too long for head.
 func scanID(head []byte) json.RawMessage {
-	dec := stdjson.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != stdjson.Delim('{') {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
 	}
 	for dec.More() {
@@ -150,7 +150,7 @@ func scanID(head []byte) json.RawMessage {
 		if err != nil {
 			return nil
 		}
-		var value stdjson.RawMessage
+		var value json.RawMessage
 		if err := dec.Decode(&value); err != nil {
 			return nil
 		}

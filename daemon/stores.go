@@ -4,7 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/tool"

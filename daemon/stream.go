@@ -12,7 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 )
 

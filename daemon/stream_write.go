@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/segmentio/encoding/json"
+	"encoding/json"
 
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
