@@ -106,6 +106,10 @@ type Settings struct {
 	// DiagnosticsSettleMs is how long a change waits for the editor's fresh
 	// diagnostics, in milliseconds; default 1500, negative to not wait.
 	DiagnosticsSettleMs int `json:"diagnosticsSettleMs,omitempty"`
+	// MaxCallsInFlight is how many calls the daemon runs at once; more
+	// wait their turn, and past a bound the daemon stops reading until one
+	// ends. Default 16.
+	MaxCallsInFlight int `json:"maxCallsInFlight,omitempty"`
 }
 
 // InitializeParams opens a session.

@@ -403,6 +403,12 @@ export interface Settings {
    * diagnostics, in milliseconds; default 1500, negative to not wait.
    */
   diagnosticsSettleMs?: number;
+  /**
+   * MaxCallsInFlight is how many calls the daemon runs at once; more
+   * wait their turn, and past a bound the daemon stops reading until one
+   * ends. Default 16.
+   */
+  maxCallsInFlight?: number;
 }
 
 /** ServerInfo names the daemon. */
