@@ -9,7 +9,8 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -447,20 +448,114 @@ func StringEnd(b []byte, i int) int {
 	}
 }
 
-// Unquote decodes a JSON string, quotes included, as encoding/json would:
-// a string with no escape and valid UTF-8 is copied as it is, any other
-// goes through encoding/json.
+// Unquote decodes a JSON string, quotes included, which must have been
+// checked (by Top or a Scanner), as encoding/json decodes one: escapes
+// decoded, a surrogate pair joined, and invalid UTF-8 or a lone surrogate
+// turned into U+FFFD. Plain ASCII is copied eight bytes at a time.
 func Unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
+	s := raw[1 : len(raw)-1]
+	var b strings.Builder
+	b.Grow(len(s))
+	start, i := 0, 0 // s[start:i] is plain, not yet written
+	for i < len(s) {
+		for i+8 <= len(s) {
+			w := binary.LittleEndian.Uint64(s[i:])
+			// A backslash or any byte of a multi-byte character ends the run.
+			if (((w^(ones*'\\'))-ones)&^w|w)&highs != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.Write(s[start:i])
+				b.WriteRune(utf8.RuneError)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		if c != '\\' {
+			i++
+			continue
+		}
+		b.Write(s[start:i])
+		if i+1 >= len(s) {
+			return "", false
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s[i+2:])
+			if !ok {
+				return "", false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					if r2, ok := hex4(s[i+2:]); ok {
+						if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+							b.WriteRune(pair)
+							i += 6
+							start = i
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			start = i
+			continue
+		default:
+			return "", false
+		}
+		i += 2
+		start = i
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
+	b.Write(s[start:])
+	return b.String(), true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
 	}
-	return s, true
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -58,6 +58,26 @@ func FuzzTopAgreesWithValid(f *testing.F) {
 	})
 }
 
+// Unquote decodes every checked string as encoding/json does.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\nb\"c\\d\/"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`, "\"\xff\xfe\"", `"\b\f\r\t"`, `"\u0000"`, "\"\xed\xa0\x80\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		in = bytes.TrimSpace(in)
+		if _, fault := Top(in, 0, 0, nil); fault != OK || len(in) == 0 || in[0] != '"' {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(in, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := Unquote(in); !ok || got != want {
+			t.Fatalf("Unquote(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	})
+}
+
 func TestLimits(t *testing.T) {
 	deep := strings.Repeat("[", 10_000_000)
 	for _, tc := range []struct {
@@ -93,12 +113,12 @@ func TestMembersBeforeAFault(t *testing.T) {
 }
 
 func TestUnquote(t *testing.T) {
-	for in, want := range map[string]string{`"abc"`: "abc", `"a\nb"`: "a\nb", `"\u00e9"`: "é", "\"\xff\"": "\ufffd", `""`: ""} {
+	for in, want := range map[string]string{`"abc"`: "abc", `"a\nb"`: "a\nb", `"\u00e9"`: "é", "\"\xff\"": "\ufffd", `""`: "", `"\ud83d\ude00"`: "😀", `"\ud83d"`: "\ufffd"} {
 		if got, ok := Unquote([]byte(in)); !ok || got != want {
 			t.Errorf("Unquote(%s) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{``, `"`, `abc`, `"\x"`} {
+	for _, in := range []string{``, `"`, `abc`, `"\x"`, `"\u12"`} {
 		if _, ok := Unquote([]byte(in)); ok {
 			t.Errorf("Unquote(%s) accepted", in)
 		}
