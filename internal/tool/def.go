@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +57,8 @@ type defTool[A any] struct {
 	once     sync.Once
 	schema   json.RawMessage
 	resolved *jsonschema.Resolved
+	check    *argCheck  // nil: every call is validated the slow way
+	fields   *argFields // nil: arguments are decoded by encoding/json alone
 	props    []string
 	doc      *template.Template
 }
@@ -84,6 +87,8 @@ func (t *defTool[A]) init() {
 		if t.schema, err = json.Marshal(s); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
 		}
+		t.check = compileArgCheck(t.schema)
+		t.fields = compileFields(reflect.TypeFor[A]())
 		for p := range s.Properties {
 			t.props = append(t.props, p)
 		}
@@ -153,7 +158,9 @@ func (t *defTool[A]) Run(ctx context.Context, c *Call) (Result, error) {
 
 // decode validates raw against the schema, then unmarshals it, so a wrong
 // type or a misspelt argument is named in the error instead of silently
-// becoming a zero value.
+// becoming a zero value. Arguments the one-pass check accepts are decoded
+// once, into A; any others go through the validator, which says what is
+// wrong with them.
 func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 	t.init()
 	var args A
@@ -161,28 +168,41 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
-	// One parse for the checks (the validator wants plain float64 numbers),
-	// one into the typed arguments.
-	var instance any
-	if err := json.Unmarshal(raw, &instance); err != nil {
-		return args, fmt.Errorf("arguments are not valid JSON (%v)", err)
-	}
-	obj, ok := instance.(map[string]any)
-	if !ok {
-		return args, errors.New("arguments must be a JSON object")
-	}
-	for k := range obj {
-		if _, known := t.resolved.Schema().Properties[k]; !known {
-			return args, fmt.Errorf("unknown argument %q", k)
+	if t.check != nil && t.check.ok(raw) {
+		if t.fields != nil && t.fields.decode(raw, &args) {
+			return args, nil
 		}
-	}
-	if err := t.resolved.Validate(instance); err != nil {
-		return args, errors.New(cleanValidation(err.Error()))
+		args = *new(A)
+	} else if err := t.validate(raw); err != nil {
+		return args, err
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return args, err
 	}
 	return args, nil
+}
+
+// validate checks raw against the schema the slow way: decoded into maps,
+// for the validator, which names the argument at fault.
+func (t *defTool[A]) validate(raw json.RawMessage) error {
+	// One parse for the checks (the validator wants plain float64 numbers).
+	var instance any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return fmt.Errorf("arguments are not valid JSON (%v)", err)
+	}
+	obj, ok := instance.(map[string]any)
+	if !ok {
+		return errors.New("arguments must be a JSON object")
+	}
+	for k := range obj {
+		if _, known := t.resolved.Schema().Properties[k]; !known {
+			return fmt.Errorf("unknown argument %q", k)
+		}
+	}
+	if err := t.resolved.Validate(instance); err != nil {
+		return errors.New(cleanValidation(err.Error()))
+	}
+	return nil
 }
 
 // notNull drops the "null" that inference allows for slices: a model that
