@@ -2,10 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"runtime/debug"
 	"sort"
-
-	"encoding/json"
 
 	"go.lsp.dev/jsonrpc2"
 	lsp "go.lsp.dev/protocol"

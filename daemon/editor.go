@@ -1,9 +1,8 @@
 package daemon
 
 import (
-	"errors"
-
 	"encoding/json"
+	"errors"
 
 	"go.lsp.dev/uri"
 

@@ -150,3 +150,33 @@ func TestOutboxUrgentFrameJumpsTheQueue(t *testing.T) {
 		t.Fatalf("frames went out as %q", got)
 	}
 }
+
+// toolCallParams decodes what encoding/json decodes, or declines.
+func TestToolCallParams(t *testing.T) {
+	for _, in := range []string{
+		`{"name":"read_file","arguments":{"path":"a"},"requestId":"r","tokenBudget":5,"session":"s"}`,
+		`{"name":"x"}`, `{}`, `null`, ``, `{"name":"a\nb","arguments":null}`, `{"name":null}`, `{"tokenBudget":null}`,
+		`{"name":7}`, `{"tokenBudget":1.5}`, `{"tokenBudget":"5"}`, `{"Name":"x"}`, `{"n\u0061me":"x"}`, `[1,2]`, `{"other":{"deep":[1]}}`,
+	} {
+		got, ok := toolCallParams([]byte(in))
+		var want protocol.ToolCallParams
+		err := json.Unmarshal([]byte(in), &want)
+		if in == "" || in == "null" {
+			err, want = nil, protocol.ToolCallParams{}
+		}
+		if !ok {
+			if err == nil && (in == `{}` || strings.HasPrefix(in, `{"name":"`)) {
+				t.Errorf("%s: declined", in)
+			}
+			continue // decodeParams decides
+		}
+		if err != nil {
+			t.Errorf("%s: decoded %+v; encoding/json says %v", in, got, err)
+			continue
+		}
+		if got.Name != want.Name || string(got.Arguments) != string(bytes.TrimSpace(want.Arguments)) || got.RequestID != want.RequestID ||
+			got.TokenBudget != want.TokenBudget || got.Session != want.Session {
+			t.Errorf("%s: decoded %+v, want %+v", in, got, want)
+		}
+	}
+}

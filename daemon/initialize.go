@@ -1,10 +1,9 @@
 package daemon
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
-
-	"encoding/json"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"

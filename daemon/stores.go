@@ -2,9 +2,8 @@ package daemon
 
 import (
 	"context"
-	"strings"
-
 	"encoding/json"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 
