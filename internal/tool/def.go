@@ -56,11 +56,17 @@ type defTool[A any] struct {
 	// never pays for them.
 	once     sync.Once
 	schema   json.RawMessage
-	resolved *jsonschema.Resolved
+	inferred *jsonschema.Schema
 	check    *argCheck  // nil: every call is validated the slow way
 	fields   *argFields // nil: arguments are decoded by encoding/json alone
 	props    []string
 	doc      *template.Template
+
+	// The validator is made on the first call the one-pass check refuses:
+	// most processes never need it, and making it is most of what a
+	// tool's first use costs.
+	resolveOnce sync.Once
+	resolved    *jsonschema.Resolved
 }
 
 // New turns a declaration into a Tool. A schema that cannot be inferred or
@@ -81,13 +87,13 @@ func (t *defTool[A]) init() {
 		if d.Tune != nil {
 			d.Tune(s)
 		}
-		if t.resolved, err = s.Resolve(nil); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
-		}
+		t.inferred = s
 		if t.schema, err = json.Marshal(s); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
 		}
-		t.check = compileArgCheck(t.schema)
+		if t.check = compileArgCheck(t.schema); t.check == nil {
+			t.resolve() // every call needs the validator
+		}
 		t.fields = compileFields(reflect.TypeFor[A]())
 		for p := range s.Properties {
 			t.props = append(t.props, p)
@@ -182,6 +188,18 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 	return args, nil
 }
 
+// resolve makes the validator. A schema it cannot resolve is a
+// programming error, like one that cannot be inferred.
+func (t *defTool[A]) resolve() *jsonschema.Resolved {
+	t.resolveOnce.Do(func() {
+		var err error
+		if t.resolved, err = t.inferred.Resolve(nil); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.def.Name, err))
+		}
+	})
+	return t.resolved
+}
+
 // validate checks raw against the schema the slow way: decoded into maps,
 // for the validator, which names the argument at fault.
 func (t *defTool[A]) validate(raw json.RawMessage) error {
@@ -195,11 +213,11 @@ func (t *defTool[A]) validate(raw json.RawMessage) error {
 		return errors.New("arguments must be a JSON object")
 	}
 	for k := range obj {
-		if _, known := t.resolved.Schema().Properties[k]; !known {
+		if _, known := t.inferred.Properties[k]; !known {
 			return fmt.Errorf("unknown argument %q", k)
 		}
 	}
-	if err := t.resolved.Validate(instance); err != nil {
+	if err := t.resolve().Validate(instance); err != nil {
 		return errors.New(cleanValidation(err.Error()))
 	}
 	return nil
@@ -223,7 +241,7 @@ func notNull(s *jsonschema.Schema) {
 
 // describeArgs lists the arguments with their types, required ones marked.
 func (t *defTool[A]) describeArgs() string {
-	s := t.resolved.Schema()
+	s := t.inferred
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		required[r] = true
