@@ -32,7 +32,7 @@ func runServe(args []string) int {
 
 	out := reserveStdout()
 	defer out.Close()
-	err := daemon.Serve(ctx, os.Stdin, out, daemon.Options{Version: version, Log: log})
+	err := daemon.Serve(ctx, reserveStdin(), out, daemon.Options{Version: version, Log: log})
 	switch {
 	case err == nil, ctx.Err() != nil:
 		return 0
