@@ -34,17 +34,22 @@ func (s *server) methodTable() map[string]method {
 	}
 }
 
-// readLoop reads the client's messages until the input ends. It never
-// waits on a call: notifications are cheap and handled here in arrival
-// order, initialize and shutdown too (they change the connection's
-// state), and every other call runs on a worker. It waits only when the
-// calls waiting for a slot are too many (see slots), or for room in the
-// outbox when the client does not read.
-func (s *server) readLoop(st *stream) error {
+// readLoop reads the client's messages until the input ends, and sends
+// the error that ended it to readDone. Notifications are cheap and handled
+// here in arrival order, initialize and shutdown too (they change the
+// connection's state). Every other call takes a slot and runs here, on
+// the reading goroutine, so a quick call costs no hand-off to another
+// goroutine or thread; one that runs longer than inlineFor hands the
+// reading on to a new goroutine (see runInline), so the reader is never
+// held up for long. The reader waits only when the calls waiting for a
+// slot are too many (see slots), or for room in the outbox when the
+// client does not read.
+func (s *server) readLoop(st *stream) {
 	for {
 		m, err := st.Read()
 		if err != nil {
-			return err
+			s.readDone <- err
+			return
 		}
 		switch {
 		case m.method == "":
@@ -52,7 +57,9 @@ func (s *server) readLoop(st *stream) error {
 		case m.rawID == nil:
 			s.notification(m)
 		default:
-			s.call(m)
+			if moved := s.call(m, st); moved {
+				return // another goroutine reads now
+			}
 		}
 	}
 }
@@ -79,42 +86,44 @@ func (s *server) notification(n *message) {
 	}
 }
 
-func (s *server) call(c *message) {
+// call handles a request; it reports whether the reading moved to another
+// goroutine while the call ran here.
+func (s *server) call(c *message, st *stream) (moved bool) {
 	name := c.method
 	s.mu.Lock()
 	state, stopping := s.state, s.stopping
 	s.mu.Unlock()
 	if stopping {
-		return // exit arrived: the output is closing, nobody reads a reply
+		return false // exit arrived: the output is closing, nobody reads a reply
 	}
 	switch {
 	case name == protocol.MethodInitialize:
 		res, err := s.initialize(c.params)
 		s.reply(c, res, err)
-		return
+		return false
 	case state == stateNew:
 		s.reply(c, nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized,
 			"Tether is not initialized yet: send initialize (with the workspace folders) before %s", name))
-		return
+		return false
 	case name == protocol.MethodShutdown:
 		s.mu.Lock()
 		s.state = stateShutDown
 		s.mu.Unlock()
 		// Ahead of every reply waiting: shutdown never queues behind calls.
 		s.replyUrgent(c, nil, nil)
-		return
+		return false
 	case state == stateShutDown:
 		s.reply(c, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest,
 			"Tether is shutting down (shutdown was received) and takes no new requests; send exit, then start a new daemon"))
-		return
+		return false
 	}
 	m, ok := s.methods[name]
 	if !ok {
 		s.reply(c, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound,
 			"method %q is not known to Tether; its methods are %s", name, s.methodsList))
-		return
+		return false
 	}
-	s.admit(c, m)
+	return s.admit(c, m, st)
 }
 
 // run calls m, turning a panic into an internal error instead of a dead

@@ -69,13 +69,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	}
 	s.out = newOutbox(out, maxQueuedOutput)
 	st := newStream(in, s.out, maxBody, s.logger)
-	readDone := make(chan error, 1)
-	go func() { readDone <- s.readLoop(st) }()
+	go s.readLoop(st)
 	s.logger.Info("serving", "version", opts.Version)
 
 	var readErr error
 	select {
-	case readErr = <-readDone:
+	case readErr = <-s.readDone:
 	case <-s.exited:
 	case <-ctx.Done():
 	}
@@ -136,6 +135,9 @@ type server struct {
 
 	exited  chan struct{} // closed when exit arrives
 	sawExit bool
+	// readDone receives the error that ended the input, from whichever
+	// goroutine was reading then (see runInline).
+	readDone chan error
 }
 
 // connState is where the connection is in its life, as in LSP.
@@ -167,6 +169,7 @@ func newServer(ctx context.Context, opts Options) *server {
 		sessions:    sessions{m: map[string]*tool.Session{}},
 		clientCalls: clientCalls{pending: map[jsonrpc2.ID]chan *message{}},
 		exited:      make(chan struct{}),
+		readDone:    make(chan error, 1),
 	}
 	s.slots.init(&s.mu, DefaultMaxCallsInFlight)
 	s.methods = s.methodTable()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -88,7 +89,8 @@ func (sl *slots) wake() {
 
 // admit runs a call when a slot is free, and parks it otherwise. It runs
 // on the read loop, and waits there while the parked calls are too many.
-func (s *server) admit(msg *message, m method) {
+// It reports whether the reading moved to another goroutine (runInline).
+func (s *server) admit(msg *message, m method, st *stream) (moved bool) {
 	ctx, cancel := context.WithCancel(s.base)
 	j := &job{msg: msg, m: m, cancel: cancel}
 	j.ctx = context.WithValue(ctx, jobKey{}, j)
@@ -97,21 +99,20 @@ func (s *server) admit(msg *message, m method) {
 	if s.stopping { // serving ended since call() looked
 		s.mu.Unlock()
 		cancel()
-		return
+		return false
 	}
 	if _, busy := sl.jobs[msg.id]; busy {
 		s.mu.Unlock()
 		cancel()
 		s.reply(msg, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest,
 			"request id %v is already in use by a request that is still running; use a new id for every request", msg.id))
-		return
+		return false
 	}
 	if sl.active < sl.max {
 		sl.jobs[msg.id] = j
 		sl.active++
 		s.mu.Unlock()
-		s.startWorker(j)
-		return
+		return s.runInline(j, st)
 	}
 	if sl.full() { // and stalled, or the reader would not be here
 		running, parked := sl.active, len(sl.parked)
@@ -120,7 +121,7 @@ func (s *server) admit(msg *message, m method) {
 		s.reply(msg, nil, jsonrpc2.Errorf(codeRequestFailed,
 			"Tether is busy: its %d running calls all wait for your answer (an approval or a question) and %d more wait to run; answer, or send %s again once calls have ended",
 			running, parked, msg.method))
-		return
+		return false
 	}
 	sl.jobs[msg.id] = j
 	j.parked = true
@@ -130,11 +131,45 @@ func (s *server) admit(msg *message, m method) {
 		sl.room.Wait()
 	}
 	s.mu.Unlock()
+	return false
 }
 
 // codeRequestFailed is LSP's RequestFailed: a well-formed request that
 // could not be served.
 const codeRequestFailed jsonrpc2.Code = -32803
+
+// inlineFor is how long a call may run on the reading goroutine before
+// the reading moves to another: a bound on how late $/cancelRequest,
+// shutdown or the client's answers can be read while it runs.
+const inlineFor = time.Millisecond
+
+// runInline runs j on the reading goroutine: most calls end in well under
+// inlineFor, and then nothing was handed to another goroutine, and no
+// other thread was woken. If j runs longer, a timer starts a new reader
+// and this goroutine, once j ends, passes its slot on and leaves the
+// reading to it. It reports whether the reading moved.
+func (s *server) runInline(j *job, st *stream) (moved bool) {
+	const (
+		running = iota // j runs; this goroutine will read on
+		handed         // the timer started another reader
+		kept           // j ended first; this goroutine reads on
+	)
+	var state atomic.Int32
+	timer := time.AfterFunc(inlineFor, func() {
+		if state.CompareAndSwap(running, handed) {
+			go s.readLoop(st)
+		}
+	})
+	s.runJob(j)
+	moved = !timer.Stop() && !state.CompareAndSwap(running, kept)
+	s.mu.Lock()
+	next := s.passSlot()
+	s.mu.Unlock()
+	if next != nil { // calls are waiting: a worker takes this slot's next
+		s.startWorker(next)
+	}
+	return moved
+}
 
 // startWorker gives j to an idle worker, or to a new one.
 func (s *server) startWorker(j *job) {
