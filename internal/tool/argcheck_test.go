@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,4 +142,26 @@ func BenchmarkDecodeWriteArgs(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Warm builds the schemas while others ask for them: every answer is the
+// same, and the race detector has nothing to say.
+func TestWarmWhileInfo(t *testing.T) {
+	var tools []Tool
+	for i := range 8 {
+		tools = append(tools, New(Def[checkArgs]{Name: fmt.Sprintf("t%d", i), Doc: "Checks."}))
+	}
+	r := NewRegistry(tools...)
+	done := make(chan struct{})
+	go func() {
+		r.Warm()
+		close(done)
+	}()
+	first := r.Infos(nil)
+	<-done
+	for i, info := range r.Infos(nil) {
+		if string(info.InputSchema) != string(first[i].InputSchema) || len(info.InputSchema) == 0 {
+			t.Fatalf("%s: schema %s, then %s", info.Name, first[i].InputSchema, info.InputSchema)
+		}
+	}
 }
