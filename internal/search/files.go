@@ -59,9 +59,10 @@ func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
 	}
 	var res FilesResult
 	size := 0
+	match := !q.Glob.byRg()
 	each := func(rec []byte) bool {
 		p := displayPath(string(rec))
-		if !q.Glob.Allows(relTo(root, p)) {
+		if match && !q.Glob.Allows(relTo(root, p)) {
 			return true
 		}
 		if len(res.Paths) >= q.MaxPaths {

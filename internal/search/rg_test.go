@@ -94,8 +94,8 @@ func TestTypeNarrowingAgreesWithGlob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.typeGlob() == "" {
-			t.Errorf("%q is not narrowed; the test expects it to be", pattern)
+		if g.typeGlob() == "" || !g.byRg() {
+			t.Errorf("%q is not narrowed, or not left to ripgrep; the test expects it to be", pattern)
 			continue
 		}
 		var want []string
@@ -153,6 +153,17 @@ func TestFilesLimit(t *testing.T) {
 	res, err = Files(context.Background(), FilesQuery{Rg: needRg(t), Dir: dir, Glob: mustGlob(t, "*.go"), MaxPaths: 3, MaxBytes: 1 << 20})
 	if err != nil || res.Stop != Complete || len(res.Paths) != 3 {
 		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+// Only a name pattern ripgrep reads whole is left to ripgrep alone.
+func TestByRg(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		"*.go": true, "*.{ts,tsx}": true, "cmd/*.go": false, "!*.md": false, "docs/": false, "**/testdata/**": false, "[ab].go": false, "/main.go": false,
+	} {
+		if got := mustGlob(t, pattern).byRg(); got != want {
+			t.Errorf("%q: byRg %v, want %v", pattern, got, want)
+		}
 	}
 }
 
