@@ -448,6 +448,24 @@ func (b *bench) ab() error {
 		b.add(row{w.name, measure.Us(measure.Median(tx)), measure.Us(measure.Median(ty)) + " (against)", measure.Ratio(measure.Median(tx), measure.Median(ty)), "", ""})
 		b.add(row{"  daemon CPU per call", measure.Us((cx1 - cx0) / n), measure.Us((cy1-cy0)/n) + " (against)", measure.Ratio(cx1-cx0, cy1-cy0), "", ""})
 	}
+	content := bigFile()
+	write := func(s *server, side string) func(int) (time.Duration, error) {
+		return func(i int) (time.Duration, error) {
+			return took(s.toolCall(map[string]any{"name": "write_file", "arguments": map[string]any{"path": fmt.Sprintf("out/%s-%d.go", side, i), "content": content},
+				"requestId": fmt.Sprintf("write-%s-%d", side, i)}))
+		}
+	}
+	cx0, _ := measure.ProcCPU(x.pid())
+	cy0, _ := measure.ProcCPU(y.pid())
+	tx, ty, err := interleave(b.o.rounds, write(x, "x"), write(y, "y"))
+	if err != nil {
+		return err
+	}
+	cx1, _ := measure.ProcCPU(x.pid())
+	cy1, _ := measure.ProcCPU(y.pid())
+	n := time.Duration(b.o.rounds + max(b.o.rounds/10, 1))
+	b.add(row{"write_file 1 MiB (new file), median", measure.Ms(measure.Median(tx)), measure.Ms(measure.Median(ty)) + " (against)", measure.Ratio(measure.Median(tx), measure.Median(ty)), "", ""})
+	b.add(row{"  daemon CPU per call", measure.Ms((cx1 - cx0) / n), measure.Ms((cy1-cy0)/n) + " (against)", measure.Ratio(cx1-cx0, cy1-cy0), "", ""})
 	return nil
 }
 
