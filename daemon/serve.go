@@ -180,7 +180,8 @@ func newServer(ctx context.Context, opts Options) *server {
 }
 
 // stop refuses new calls, cancels the running and parked ones and waits
-// for them, and for the idle workers to end.
+// for them (those on the reading goroutine too), and for the idle workers
+// to end.
 func (s *server) stop() {
 	s.mu.Lock()
 	s.stopping = true
@@ -193,7 +194,7 @@ func (s *server) stop() {
 	s.cancelAll()
 	done := make(chan struct{})
 	go func() {
-		s.slots.workers.Wait()
+		s.slots.running.Wait()
 		close(done)
 	}()
 	select {

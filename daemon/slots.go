@@ -64,7 +64,12 @@ type slots struct {
 	stopping bool
 	room     sync.Cond // the reader waits here for room among the parked
 	idle     chan *job // idle workers wait here for a call
-	workers  sync.WaitGroup
+	// running counts the goroutines running calls, on a worker or on the
+	// reading goroutine, and the idle workers: stop waits for them. A
+	// count is only added while serving goes on (checked under the mutex)
+	// or while the adder holds a count of its own, so that no Add races
+	// with stop's Wait.
+	running sync.WaitGroup
 }
 
 func (sl *slots) init(mu *sync.Mutex, max int) {
@@ -111,6 +116,7 @@ func (s *server) admit(msg *message, m method, st *stream) (moved bool) {
 	if sl.active < sl.max {
 		sl.jobs[msg.id] = j
 		sl.active++
+		sl.running.Add(1)
 		s.mu.Unlock()
 		return s.runInline(j, st)
 	}
@@ -150,18 +156,19 @@ const inlineFor = time.Millisecond
 // reading to it. It reports whether the reading moved.
 func (s *server) runInline(j *job, st *stream) (moved bool) {
 	const (
-		running = iota // j runs; this goroutine will read on
-		handed         // the timer started another reader
-		kept           // j ended first; this goroutine reads on
+		inline = iota // j runs; this goroutine will read on
+		handed        // the timer started another reader
+		kept          // j ended first; this goroutine reads on
 	)
 	var state atomic.Int32
 	timer := time.AfterFunc(inlineFor, func() {
-		if state.CompareAndSwap(running, handed) {
+		if state.CompareAndSwap(inline, handed) {
 			go s.readLoop(st)
 		}
 	})
+	defer s.slots.running.Done()
 	s.runJob(j)
-	moved = !timer.Stop() && !state.CompareAndSwap(running, kept)
+	moved = !timer.Stop() && !state.CompareAndSwap(inline, kept)
 	s.mu.Lock()
 	next := s.passSlot()
 	s.mu.Unlock()
@@ -171,12 +178,13 @@ func (s *server) runInline(j *job, st *stream) (moved bool) {
 	return moved
 }
 
-// startWorker gives j to an idle worker, or to a new one.
+// startWorker gives j to an idle worker, or to a new one. Its caller
+// holds a count in running, so adding one here never races with stop.
 func (s *server) startWorker(j *job) {
 	select {
 	case s.slots.idle <- j:
 	default:
-		s.slots.workers.Add(1)
+		s.slots.running.Add(1)
 		go s.worker(j)
 	}
 }
@@ -184,7 +192,7 @@ func (s *server) startWorker(j *job) {
 // worker runs calls: j, then whatever the slot it holds goes to next,
 // then, idle, whatever admit hands it.
 func (s *server) worker(j *job) {
-	defer s.slots.workers.Done()
+	defer s.slots.running.Done()
 	var timer *time.Timer
 	for {
 		s.runJob(j)
