@@ -153,7 +153,10 @@ const inlineFor = time.Millisecond
 // inlineFor, and then nothing was handed to another goroutine, and no
 // other thread was woken. If j runs longer, a timer starts a new reader
 // and this goroutine, once j ends, passes its slot on and leaves the
-// reading to it. It reports whether the reading moved.
+// reading to it. (A call that computes without pause holds its
+// processor: with one processor, as tether serve runs, the timer and the
+// new reader run at the runtime's next preemption of it, within
+// milliseconds.) It reports whether the reading moved.
 func (s *server) runInline(j *job, st *stream) (moved bool) {
 	const (
 		inline = iota // j runs; this goroutine will read on
