@@ -55,3 +55,28 @@ func BenchmarkBareRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteFile1MiB times a write_file call of 1 MiB that creates a
+// new file, in a request of its own, through Serve in-process: decoding,
+// the undo checkpoint, the synced write, and the reply.
+func BenchmarkWriteFile1MiB(b *testing.B) {
+	f := start(b)
+	var res protocol.InitializeResult
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{PermissionMode: protocol.ModeBypass, TokenBudget: 1 << 20}), &res)
+	line := "func f(x int) int { return x * 2 } // a line of ordinary code\n"
+	content := strings.Repeat(line, (1<<20)/len(line))
+	ctx := waitCtx(b)
+	b.SetBytes(int64(len(content)))
+	i := 0
+	for b.Loop() {
+		i++
+		params := map[string]any{"name": "write_file", "arguments": map[string]any{"path": "out/f" + strconv.Itoa(i) + ".go", "content": content}, "requestId": "w" + strconv.Itoa(i)}
+		call, err := f.client.Go(ctx, strconv.Itoa(i), protocol.MethodToolsCall, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if raw, err := call.Wait(ctx); err != nil || !bytes.Contains(raw, []byte(`"isError":false`)) {
+			b.Fatal(err, string(raw[:min(len(raw), 300)]))
+		}
+	}
+}

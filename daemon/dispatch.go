@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"runtime/debug"
 	"sort"
-	"strings"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	lsp "go.lsp.dev/protocol"
@@ -14,7 +12,7 @@ import (
 	"github.com/tether-dev/tether/protocol"
 )
 
-// method serves one kind of call, in its own goroutine.
+// method serves one kind of call, on a worker.
 type method func(ctx context.Context, params json.RawMessage) (any, error)
 
 // methodTable lists the calls served concurrently once initialized.
@@ -38,22 +36,38 @@ func (s *server) methodTable() map[string]method {
 	}
 }
 
-// handle is the connection's handler. It runs on the read loop, so it
-// never blocks: notifications are cheap and handled here in arrival
-// order; every call gets its own goroutine. It always returns nil: an
-// error would end the connection.
-func (s *server) handle(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	switch req := req.(type) {
-	case *jsonrpc2.Notification:
-		s.notification(req)
-	case *jsonrpc2.Call:
-		s.call(reply, req)
+// readLoop reads the client's messages until the input ends, and sends
+// the error that ended it to readDone. Notifications are cheap and handled
+// here in arrival order, initialize and shutdown too (they change the
+// connection's state). Every other call takes a slot and runs here, on
+// the reading goroutine, so a quick call costs no hand-off to another
+// goroutine or thread; one that runs longer than inlineFor hands the
+// reading on to a new goroutine (see runInline), so the reader is never
+// held up for long. The reader waits only when the calls waiting for a
+// slot are too many (see slots), or for room in the outbox when the
+// client does not read.
+func (s *server) readLoop(st *stream) {
+	for {
+		m, err := st.Read()
+		if err != nil {
+			s.readDone <- err
+			return
+		}
+		switch {
+		case m.method == "":
+			s.deliver(m)
+		case m.rawID == nil:
+			s.notification(m)
+		default:
+			if moved := s.call(m, st); moved {
+				return // another goroutine reads now
+			}
+		}
 	}
-	return nil
 }
 
-func (s *server) notification(n *jsonrpc2.Notification) {
-	switch n.Method() {
+func (s *server) notification(n *message) {
+	switch n.method {
 	case protocol.MethodExit:
 		s.mu.Lock()
 		first := !s.sawExit
@@ -63,87 +77,55 @@ func (s *server) notification(n *jsonrpc2.Notification) {
 			close(s.exited)
 		}
 	case protocol.MethodCancelRequest:
-		s.cancel(n.Params())
+		s.cancel(n.params)
 	case protocol.MethodInitialized:
 	case protocol.MethodDiagnosticsPublish:
-		s.publishDiagnostics(n.Params())
+		s.publishDiagnostics(n.params)
 	case protocol.MethodWorkspaceDirty:
-		s.workspaceDirty(n.Params())
+		s.workspaceDirty(n.params)
 	default:
-		s.logger.Debug("unknown notification ignored", "method", n.Method())
+		s.logger.Debug("unknown notification ignored", "method", n.method)
 	}
 }
 
-func (s *server) call(reply jsonrpc2.Replier, c *jsonrpc2.Call) {
-	name := c.Method()
+// call handles a request; it reports whether the reading moved to another
+// goroutine while the call ran here.
+func (s *server) call(c *message, st *stream) (moved bool) {
+	name := c.method
 	s.mu.Lock()
 	state, stopping := s.state, s.stopping
 	s.mu.Unlock()
 	if stopping {
-		return // exit arrived: the output is closing, nobody reads a reply
+		return false // exit arrived: the output is closing, nobody reads a reply
 	}
 	switch {
 	case name == protocol.MethodInitialize:
-		res, err := s.initialize(c.Params())
-		s.reply(reply, name, res, err)
-		return
+		res, err := s.initialize(c.params)
+		s.reply(c, res, err)
+		return false
 	case state == stateNew:
-		s.reply(reply, name, nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized,
+		s.reply(c, nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized,
 			"Tether is not initialized yet: send initialize (with the workspace folders) before %s", name))
-		return
+		return false
 	case name == protocol.MethodShutdown:
 		s.mu.Lock()
 		s.state = stateShutDown
 		s.mu.Unlock()
-		s.reply(reply, name, nil, nil)
-		return
+		// Ahead of every reply waiting: shutdown never queues behind calls.
+		s.replyUrgent(c, nil, nil)
+		return false
 	case state == stateShutDown:
-		s.reply(reply, name, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest,
+		s.reply(c, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest,
 			"Tether is shutting down (shutdown was received) and takes no new requests; send exit, then start a new daemon"))
-		return
+		return false
 	}
 	m, ok := s.methods[name]
 	if !ok {
-		s.reply(reply, name, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound,
-			"method %q is not known to Tether; its methods are %s", name, strings.Join(s.methodNames(), ", ")))
-		return
+		s.reply(c, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound,
+			"method %q is not known to Tether; its methods are %s", name, s.methodsList))
+		return false
 	}
-	s.spawn(reply, c, m)
-}
-
-// spawn runs one call in its own goroutine, cancellable by its id.
-func (s *server) spawn(reply jsonrpc2.Replier, c *jsonrpc2.Call, m method) {
-	id, name := c.ID(), c.Method()
-	ctx, cancel := context.WithCancel(s.base)
-	s.mu.Lock()
-	if s.stopping { // serving ended since call() looked
-		s.mu.Unlock()
-		cancel()
-		return
-	}
-	if _, busy := s.running[id]; busy {
-		s.mu.Unlock()
-		cancel()
-		s.reply(reply, name, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest,
-			"request id %v is already in use by a request that is still running; use a new id for every request", id))
-		return
-	}
-	s.running[id] = cancel
-	s.calls.Add(1)
-	s.mu.Unlock()
-
-	ctx = withCallID(ctx, id)
-	go func() {
-		defer s.calls.Done()
-		start := time.Now()
-		res, err := s.run(ctx, name, m, c.Params())
-		s.mu.Lock()
-		delete(s.running, id) // before replying, so the id is free when the client sees the reply
-		s.mu.Unlock()
-		cancel()
-		s.logger.Debug("call", "method", name, "id", id, "took", time.Since(start), "err", err)
-		s.reply(reply, name, res, err)
-	}()
+	return s.admit(c, m, st)
 }
 
 // run calls m, turning a panic into an internal error instead of a dead
@@ -161,30 +143,40 @@ func (s *server) run(ctx context.Context, name string, m method, params json.Raw
 	return m(ctx, params)
 }
 
-// cancel handles $/cancelRequest: the call's context is cancelled, which
-// stops its tool and the tool's processes; the call still replies.
+// cancel handles $/cancelRequest (see cancelJob).
 func (s *server) cancel(raw json.RawMessage) {
 	var p struct {
-		ID *jsonrpc2.ID `json:"id"`
+		ID json.RawMessage `json:"id"`
 	}
-	if err := json.Unmarshal(raw, &p); err != nil || p.ID == nil {
+	if err := json.Unmarshal(raw, &p); err != nil {
 		s.logger.Warn("ignoring a $/cancelRequest without a usable id", "params", string(raw))
 		return
 	}
-	s.mu.Lock()
-	cancel := s.running[*p.ID]
-	s.mu.Unlock()
-	if cancel == nil {
-		s.logger.Debug("cancel for a request that is not running", "id", *p.ID)
+	id, ok := requestID(p.ID)
+	if !ok {
+		s.logger.Warn("ignoring a $/cancelRequest without a usable id", "params", string(raw))
 		return
 	}
-	s.logger.Debug("cancelling", "id", *p.ID)
-	cancel()
+	s.cancelJob(libraryID(id))
 }
 
-func (s *server) reply(reply jsonrpc2.Replier, name string, res any, err error) {
-	if werr := reply(context.Background(), res, err); werr != nil {
-		s.logger.Warn("could not send a reply", "method", name, "err", werr)
+// reply sends the answer to call c.
+func (s *server) reply(c *message, res any, err error) { s.send(c, res, err, false) }
+
+// replyUrgent sends the answer ahead of every frame waiting to go out.
+func (s *server) replyUrgent(c *message, res any, err error) { s.send(c, res, err, true) }
+
+func (s *server) send(c *message, res any, err error, urgent bool) {
+	f, ferr := replyFrame(c.rawID, res, err)
+	if ferr != nil {
+		s.logger.Error("could not encode a reply", "method", c.method, "err", ferr)
+		f, ferr = replyFrame(c.rawID, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s failed: its result could not be encoded (%v); this is a bug in Tether", c.method, ferr))
+		if ferr != nil {
+			return
+		}
+	}
+	if werr := s.out.send(f, urgent); werr != nil {
+		s.logger.Warn("could not send a reply", "method", c.method, "err", werr)
 	}
 }
 

@@ -3,43 +3,100 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/tether-dev/tether/internal/jsonscan"
+	"github.com/tether-dev/tether/protocol"
 )
 
-// envelope holds every field a JSON-RPC message may carry, raw, so that
-// each can be checked before the library decodes the message: the library
-// turns many invalid messages into responses nobody waits for, or fails
-// the whole connection.
-type envelope struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+// Limits on the JSON of one message, checked in the first pass over it,
+// before anything is decoded: a frame under the size cap may still nest
+// ten million arrays deep (a recursive decoder runs out of stack) or hold
+// millions of tiny values (each of which costs a decoder far more memory
+// than its few bytes on the wire).
+const (
+	// maxJSONDepth is how deeply objects and arrays may nest. Real
+	// messages nest under ten levels.
+	maxJSONDepth = 128
+	// maxJSONValues is how many JSON values (objects, arrays, strings,
+	// numbers, literals) one message may hold: room for thousands of
+	// diagnostics in one diagnostics/publish, and a cap on what decoding
+	// any message can cost.
+	maxJSONValues = 1 << 18
+)
+
+// message is one JSON-RPC message from the client, checked and cut into
+// its parts. The raw parts point into the frame's body; nothing is copied.
+type message struct {
+	// method is set for a call or a notification, empty for a response.
+	method string
+	// id is the request's id; rawID is that id as the client wrote it,
+	// echoed in the reply, and nil for a notification.
+	id     jsonrpc2.ID
+	rawID  []byte
+	params []byte
+	// A response carries result, or err.
+	result []byte
+	err    *jsonrpc2.Error
+	// size is the body's length in bytes.
+	size int
 }
 
-// decodeBody turns one frame's body into a message. A body that is not
-// JSON is a ParseError; JSON that is not a valid request is an
-// InvalidRequest, answered with the request's id when it has a usable one.
-// A response that cannot be matched to a call is dropped (msg and error
-// both nil): JSON-RPC never answers a response.
-func decodeBody(body []byte) (jsonrpc2.Message, *frameError) {
-	if !json.Valid(body) {
-		return nil, &frameError{code: jsonrpc2.ParseError, msg: "the message body is not valid JSON"}
+// envelope holds every field a JSON-RPC message may carry, raw, so that
+// each can be checked before anything is decoded.
+type envelope struct {
+	JSONRPC, ID, Method, Params, Result, Error []byte
+}
+
+func (e *envelope) member(key, value []byte) {
+	if bytes.IndexByte(key, '\\') >= 0 { // an escaped key: rare, decoded
+		k, _ := jsonscan.Unquote(key)
+		key = []byte(strconv.Quote(k))
 	}
-	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); trimmed[0] {
+	switch string(key) {
+	case `"jsonrpc"`:
+		e.JSONRPC = value
+	case `"id"`:
+		e.ID = value
+	case `"method"`:
+		e.Method = value
+	case `"params"`:
+		e.Params = value
+	case `"result"`:
+		e.Result = value
+	case `"error"`:
+		e.Error = value
+	}
+}
+
+// decodeBody checks one frame's body and cuts it into a message, in one
+// pass. A body that is not JSON is a ParseError; JSON that is not a valid
+// request, or passes the limits above, is an InvalidRequest, answered with
+// the request's id when it has a usable one. A response that cannot be
+// matched to a call is dropped (message and error both nil): JSON-RPC
+// never answers a response.
+func decodeBody(body []byte) (*message, *frameError) {
+	var env envelope
+	top, fault := jsonscan.Top(body, maxJSONDepth, maxJSONValues, env.member)
+	switch fault {
+	case jsonscan.Syntax:
+		return nil, &frameError{code: jsonrpc2.ParseError, msg: "the message body is not valid JSON"}
+	case jsonscan.Depth:
+		echo, _ := requestID(env.ID)
+		return nil, invalid(echo, fmt.Sprintf("the message nests objects and arrays more than %d levels deep, over Tether's limit, and was not read; send flatter data", maxJSONDepth))
+	case jsonscan.Values:
+		echo, _ := requestID(env.ID)
+		return nil, invalid(echo, fmt.Sprintf("the message holds more than %d JSON values, over Tether's limit, and was not read; send fewer items in one message", maxJSONValues))
+	}
+	switch top {
 	case '{':
 	case '[':
 		return nil, invalid(nil, "batch messages (JSON arrays) are not supported: send one message per frame")
 	default:
 		return nil, invalid(nil, "a JSON-RPC message must be a JSON object")
-	}
-	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, invalid(nil, "the message could not be decoded: "+err.Error())
 	}
 	echo, idOK := requestID(env.ID)
 	if env.Method == nil {
@@ -49,83 +106,94 @@ func decodeBody(body []byte) (jsonrpc2.Message, *frameError) {
 		if !idOK {
 			return nil, nil
 		}
-		return response(env)
+		return response(env, len(body)), nil
 	}
 	if string(env.JSONRPC) != `"2.0"` {
 		return nil, invalid(echo, `"jsonrpc" must be "2.0"`)
 	}
-	var method string
-	if err := json.Unmarshal(env.Method, &method); err != nil || method == "" {
+	method, ok := methodName(env.Method)
+	if !ok {
 		return nil, invalid(echo, `"method" must be a non-empty string`)
 	}
 	if env.ID != nil && !idOK {
 		return nil, invalid(echo, `"id" must be a non-empty string or an integer that fits in 32 bits`)
 	}
-	params := bytes.TrimSpace(env.Params)
+	params := env.Params
 	if len(params) > 0 && params[0] != '{' && params[0] != '[' && string(params) != "null" {
 		return nil, invalid(echo, `"params" must be an object or an array`)
 	}
-	// Built from the parts already decoded: the library's DecodeMessage
-	// would parse the body a second time, with a fresh 32 KB buffer.
-	var msg jsonrpc2.Message
-	var err error
-	if env.ID == nil {
-		msg, err = jsonrpc2.NewNotification(method, json.RawMessage(params))
-	} else {
-		msg, err = jsonrpc2.NewCall(libraryID(env.ID), method, json.RawMessage(params))
+	m := &message{method: method, params: params, size: len(body)}
+	if env.ID != nil {
+		m.id, m.rawID = libraryID(echo), echo
 	}
-	if err != nil {
-		return nil, invalid(echo, "the message could not be decoded: "+err.Error())
+	return m, nil
+}
+
+// servedMethods are the names methodName returns without allocating.
+var servedMethods = [...]string{
+	protocol.MethodToolsCall, protocol.MethodCancelRequest, protocol.MethodToolsPrepare, protocol.MethodToolsList,
+	protocol.MethodDiagnosticsPublish, protocol.MethodWorkspaceDirty,
+	protocol.MethodInitialize, protocol.MethodInitialized, protocol.MethodShutdown, protocol.MethodExit,
+	protocol.MethodUndoList, protocol.MethodUndoUndo, protocol.MethodUndoShow,
+	protocol.MethodPermissionsList, protocol.MethodPermissionsReset,
+	protocol.MethodStagedList, protocol.MethodStagedApply, protocol.MethodStagedDrop,
+}
+
+// methodName decodes a method name; ok is false for anything but a
+// non-empty string.
+func methodName(raw []byte) (string, bool) {
+	if len(raw) > 2 && raw[0] == '"' {
+		inner := raw[1 : len(raw)-1]
+		for _, name := range servedMethods {
+			if string(inner) == name {
+				return name, true
+			}
+		}
 	}
-	return msg, nil
+	name, ok := jsonscan.Unquote(raw)
+	return name, ok && name != ""
 }
 
 // response builds a reply from the client to one of the daemon's calls. A
 // malformed one is dropped: it answers nothing anyone can be told about.
-func response(env envelope) (jsonrpc2.Message, *frameError) {
-	var rpcErr error
+func response(env envelope, size int) *message {
+	m := &message{id: libraryID(env.ID), rawID: env.ID, result: env.Result, size: size}
 	if env.Error != nil && string(env.Error) != "null" {
 		var e jsonrpc2.Error
 		if json.Unmarshal(env.Error, &e) != nil {
-			return nil, nil
+			return nil
 		}
-		rpcErr = &e
+		m.err = &e
 	}
-	msg, err := jsonrpc2.NewResponse(libraryID(env.ID), env.Result, rpcErr)
-	if err != nil {
-		return nil, nil
-	}
-	return msg, nil
+	return m
 }
 
 // libraryID converts an id requestID accepted.
-func libraryID(raw json.RawMessage) jsonrpc2.ID {
-	raw = bytes.TrimSpace(raw)
+func libraryID(raw []byte) jsonrpc2.ID {
 	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
+		s, _ := jsonscan.Unquote(raw)
 		return jsonrpc2.NewStringID(s)
 	}
 	n, _ := strconv.ParseInt(string(raw), 10, 32)
 	return jsonrpc2.NewNumberID(int32(n))
 }
 
-func invalid(id json.RawMessage, msg string) *frameError {
+func invalid(id []byte, msg string) *frameError {
 	return &frameError{code: jsonrpc2.InvalidRequest, id: id, msg: msg}
 }
 
 // requestID checks a raw id. echo is the id to put in an error reply (nil
 // for null, or a value that is not an id at all); ok says the library can
 // represent it: a non-empty string, or an integer within int32.
-func requestID(raw json.RawMessage) (echo json.RawMessage, ok bool) {
+func requestID(raw []byte) (echo []byte, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return nil, false
 	}
 	switch c := raw[0]; {
 	case c == '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, valid := jsonscan.Unquote(raw)
+		if !valid {
 			return nil, false
 		}
 		return raw, s != ""
@@ -139,7 +207,7 @@ func requestID(raw json.RawMessage) (echo json.RawMessage, ok bool) {
 // scanID looks for the top-level "id" of a message given only its start,
 // so an oversized request can still be answered by id. It gives up (nil)
 // when the id comes after a value too long for head.
-func scanID(head []byte) json.RawMessage {
+func scanID(head []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil

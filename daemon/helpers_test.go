@@ -57,6 +57,8 @@ func waitCtx(t testing.TB) context.Context {
 type testTools struct {
 	started chan string  // each block call sends its tag when it starts
 	counted atomic.Int32 // runs of the count tool
+	// blocking is how many block calls run now; mostBlocking the most at once.
+	blocking, mostBlocking atomic.Int32
 }
 
 type tagArgs struct {
@@ -72,6 +74,10 @@ func (tt *testTools) list() []tool.Tool {
 	block := tool.New(tool.Def[tagArgs]{
 		Name: "block", Doc: "Blocks until the call is cancelled.", Risk: protocol.RiskLow, ReadOnly: true,
 		Run: func(ctx context.Context, c *tool.Call, a tagArgs) (tool.Result, error) {
+			n := tt.blocking.Add(1)
+			defer tt.blocking.Add(-1)
+			for m := tt.mostBlocking.Load(); n > m && !tt.mostBlocking.CompareAndSwap(m, n); m = tt.mostBlocking.Load() {
+			}
 			tt.started <- a.Tag
 			<-ctx.Done()
 			return tool.Failf("block %s was cancelled", a.Tag), nil

@@ -14,9 +14,15 @@ import (
 // host is the tools' window on the client: approvals and questions go out
 // as calls, only where initialize said the client can answer them.
 type host struct {
-	conn jsonrpc2.Conn
+	conn clientConn
 	caps protocol.ClientCapabilities
 	log  *slog.Logger
+}
+
+// clientConn is what the host needs of the connection.
+type clientConn interface {
+	Call(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error)
+	Notify(ctx context.Context, method string, params any) error
 }
 
 // Approve sends approval/request and waits for the user's answer.

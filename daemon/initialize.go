@@ -38,8 +38,13 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	inFlight := DefaultMaxCallsInFlight
+	if p.Settings != nil && p.Settings.MaxCallsInFlight > 0 {
+		inFlight = p.Settings.MaxCallsInFlight
+	}
 	s.mu.Lock()
 	s.env, s.state = env, stateRunning
+	s.slots.max = inFlight // no call runs yet: every one before initialize was refused
 	s.mu.Unlock()
 	s.logger.Info("initialized", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version,
 		"folders", len(p.WorkspaceFolders), "mode", env.Mode(), "rg", env.Settings.RgPath)
@@ -95,6 +100,9 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if set.AgentMaxTurns < 0 {
 		return nil, invalidParams("settings.agentMaxTurns is %d: it must be a positive number of model turns, or absent for the default", set.AgentMaxTurns)
 	}
+	if n := set.MaxCallsInFlight; n < 0 || n > MaxCallsInFlightLimit {
+		return nil, invalidParams("settings.maxCallsInFlight is %d: it must be between 1 and %d, or absent for the default (%d)", n, MaxCallsInFlightLimit, DefaultMaxCallsInFlight)
+	}
 	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
 		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
 	}
@@ -118,7 +126,7 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	}
 	env := &tool.Env{
 		Workspace:    ws,
-		Host:         &host{conn: s.conn, caps: p.Capabilities, log: s.logger},
+		Host:         &host{conn: s, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
 		Settings: tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes, Web: webCfg,

@@ -90,6 +90,12 @@ func TestInitializeRejectsBadParams(t *testing.T) {
 		{"negative web timeout", func(f *fixture) any {
 			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{WebTimeout: -1})
 		}, "settings.webTimeout"},
+		{"negative maxCallsInFlight", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{MaxCallsInFlight: -1})
+		}, "settings.maxCallsInFlight is -1"},
+		{"maxCallsInFlight over the limit", func(f *fixture) any {
+			return f.initParams(protocol.ClientCapabilities{}, &protocol.Settings{MaxCallsInFlight: daemon.MaxCallsInFlightLimit + 1})
+		}, "settings.maxCallsInFlight"},
 		{"wrong shape", func(f *fixture) any {
 			return map[string]any{"workspaceFolders": "here"}
 		}, "invalid params for initialize"},

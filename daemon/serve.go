@@ -1,7 +1,8 @@
 // Package daemon is `tether serve`: one JSON-RPC 2.0 connection (LSP
 // framing) over stdin and stdout, from initialize to exit. It decodes the
-// wire, tracks the state of the connection, runs every call in its own
-// goroutine so a slow tool never holds up a quick one, cancels calls on
+// wire, tracks the state of the connection, runs calls concurrently (at
+// most maxCallsInFlight at once, so a slow tool never holds up a quick one
+// and no client can make the daemon grow without bound), cancels calls on
 // $/cancelRequest, and lends the tools a Host that asks the client for
 // approvals.
 //
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,23 +63,26 @@ const stopGrace = 5 * time.Second
 // ends when in does.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(ctx, opts)
+	// The tool list initialize answers with is built meanwhile.
+	go s.reg.Warm()
 	maxBody := opts.MaxMessageBytes
 	if maxBody <= 0 {
 		maxBody = MaxMessageBytes
 	}
-	st := newStream(in, out, maxBody, s.logger)
-	s.conn = jsonrpc2.NewConn(st)
-	s.conn.Go(s.base, s.handle)
+	s.out = newOutbox(out, maxQueuedOutput)
+	st := newStream(in, s.out, maxBody, s.logger)
+	go s.readLoop(st)
 	s.logger.Info("serving", "version", opts.Version)
 
+	var readErr error
 	select {
-	case <-s.conn.Done():
+	case readErr = <-s.readDone:
 	case <-s.exited:
 	case <-ctx.Done():
 	}
 	s.stop()
 	s.closeServices()
-	st.closeWrites()
+	s.out.close()
 	_ = st.Close()
 
 	exited, shutDown := s.ending()
@@ -90,9 +95,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		return ErrExitWithoutShutdown
 	case exited:
 	default:
-		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
-			s.logger.Warn("input failed", "err", err)
-			return fmt.Errorf("reading the client's messages: %w", err)
+		if readErr != nil && !errors.Is(readErr, io.EOF) {
+			s.logger.Warn("input failed", "err", readErr)
+			return fmt.Errorf("reading the client's messages: %w", readErr)
 		}
 	}
 	s.logger.Info("stopped")
@@ -105,21 +110,26 @@ type server struct {
 	reg       *tool.Registry
 	log       *logging.Log
 	logger    *slog.Logger
-	conn      jsonrpc2.Conn
+	out       *outbox
 	base      context.Context // parent of every call's context
 	cancelAll context.CancelFunc
 
 	mu       sync.Mutex
 	state    connState
 	stopping bool // exit arrived or serving ended: nothing new starts
-	running  map[jsonrpc2.ID]context.CancelFunc
-	calls    sync.WaitGroup
 	// env is set once, by initialize, on the read loop before any call
 	// that uses it is started; calls read it without the lock.
 	env *tool.Env
 
-	methods  map[string]method
-	sessions sessions
+	// The calls in flight; see slots.go.
+	slots slots
+
+	// The daemon's own calls to the client, waiting for answers.
+	clientCalls clientCalls
+
+	methods     map[string]method
+	methodsList string // the method names, for an unknown method's error
+	sessions    sessions
 	// undo is the project's checkpoint store, opened by initialize.
 	undo *undo.Store
 	// stores are the project's stores, closed when serving ends.
@@ -127,6 +137,9 @@ type server struct {
 
 	exited  chan struct{} // closed when exit arrives
 	sawExit bool
+	// readDone receives the error that ended the input, from whichever
+	// goroutine was reading then (see runInline).
+	readDone chan error
 }
 
 // connState is where the connection is in its life, as in LSP.
@@ -149,25 +162,31 @@ func newServer(ctx context.Context, opts Options) *server {
 	}
 	base, cancel := context.WithCancel(ctx)
 	s := &server{
-		version:   opts.Version,
-		reg:       reg,
-		log:       log,
-		logger:    log.Logger(),
-		base:      base,
-		cancelAll: cancel,
-		running:   map[jsonrpc2.ID]context.CancelFunc{},
-		sessions:  sessions{m: map[string]*tool.Session{}},
-		exited:    make(chan struct{}),
+		version:     opts.Version,
+		reg:         reg,
+		log:         log,
+		logger:      log.Logger(),
+		base:        base,
+		cancelAll:   cancel,
+		sessions:    sessions{m: map[string]*tool.Session{}},
+		clientCalls: clientCalls{pending: map[jsonrpc2.ID]chan *message{}},
+		exited:      make(chan struct{}),
+		readDone:    make(chan error, 1),
 	}
+	s.slots.init(&s.mu, DefaultMaxCallsInFlight)
 	s.methods = s.methodTable()
+	s.methodsList = strings.Join(s.methodNames(), ", ")
 	return s
 }
 
-// stop refuses new calls, cancels the running ones and waits for them.
+// stop refuses new calls, cancels the running and parked ones and waits
+// for them (those on the reading goroutine too), and for the idle workers
+// to end.
 func (s *server) stop() {
 	s.mu.Lock()
 	s.stopping = true
-	n := len(s.running)
+	n := len(s.slots.jobs)
+	s.slots.wake()
 	s.mu.Unlock()
 	if n > 0 {
 		s.logger.Info("cancelling running calls", "count", n)
@@ -175,7 +194,7 @@ func (s *server) stop() {
 	s.cancelAll()
 	done := make(chan struct{})
 	go func() {
-		s.calls.Wait()
+		s.slots.running.Wait()
 		close(done)
 	}()
 	select {

@@ -3,15 +3,12 @@ package daemon
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -34,28 +31,23 @@ const (
 
 const contentLength = "Content-Length"
 
-// stream is a jsonrpc2.Stream speaking LSP framing that survives bad input.
-// The library's own stream ends the connection on the first malformed
-// frame; this one answers the frame with a JSON-RPC error and reads on.
-// Read returns only well-formed messages, and an error only when the input
-// itself ends or fails.
+// stream reads LSP-framed messages and survives bad input: a malformed
+// frame is answered with a JSON-RPC error (through the outbox) and reading
+// goes on. Read returns only well-formed messages, and an error only when
+// the input itself ends or fails.
 type stream struct {
 	in      *bufio.Reader
 	inClose io.Closer // in's Closer, if it has one
 	maxBody int64
 	log     *slog.Logger
+	out     *outbox
 
 	// resyncing is set after a garbage header: lines are skipped until one
 	// holding a Content-Length header.
 	resyncing bool
-
-	wmu    sync.Mutex // serialises every write: replies, calls, error frames
-	out    io.Writer
-	wbuf   []byte
-	closed bool
 }
 
-func newStream(in io.Reader, out io.Writer, maxBody int64, log *slog.Logger) *stream {
+func newStream(in io.Reader, out *outbox, maxBody int64, log *slog.Logger) *stream {
 	s := &stream{in: bufio.NewReaderSize(in, readBufferBytes), out: out, maxBody: maxBody, log: log}
 	if c, ok := in.(io.Closer); ok {
 		s.inClose = c
@@ -66,18 +58,15 @@ func newStream(in io.Reader, out io.Writer, maxBody int64, log *slog.Logger) *st
 // frameError is a broken frame the peer is told about; reading goes on.
 type frameError struct {
 	code jsonrpc2.Code
-	id   json.RawMessage // the request's id when it could be recovered, else nil (null)
+	id   []byte // the request's id when it could be recovered, else nil (null)
 	msg  string
 }
 
 func (e *frameError) Error() string { return e.msg }
 
-// Read implements jsonrpc2.Stream.
-func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+// Read returns the next well-formed message.
+func (s *stream) Read() (*message, error) {
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
 		body, err := s.readFrame()
 		var fe *frameError
 		if errors.As(err, &fe) {
@@ -86,7 +75,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			continue
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		msg, fe := decodeBody(body)
 		if fe != nil {
@@ -97,7 +86,19 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if msg == nil { // a response nobody can be told about: dropped
 			continue
 		}
-		return msg, int64(len(body)), nil
+		return msg, nil
+	}
+}
+
+// writeError sends an error response; id nil means null (the request's id
+// could not be read).
+func (s *stream) writeError(id []byte, code jsonrpc2.Code, msg string) {
+	f, err := replyFrame(id, nil, jsonrpc2.NewError(code, msg))
+	if err == nil {
+		err = s.out.send(f, false)
+	}
+	if err != nil {
+		s.log.Warn("could not send an error reply", "err", err)
 	}
 }
 
@@ -220,9 +221,7 @@ func isTokenByte(c byte) bool {
 	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-// Close implements jsonrpc2.Stream. The connection calls it when the input
-// ends; replies to calls still running may yet be written, so writes stay
-// open until closeWrites.
+// Close closes the input, if it can be closed.
 func (s *stream) Close() error {
 	if s.inClose != nil {
 		return s.inClose.Close()

@@ -3,7 +3,6 @@ package daemon
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -67,15 +66,15 @@ func TestOversizedBodyIsNotAllocated(t *testing.T) {
 		strings.NewReader(frameOf(`{"jsonrpc":"2.0","method":"ping"}`)),
 	)
 	var out bytes.Buffer
-	s := newStream(in, &out, 1<<20, slog.New(slog.DiscardHandler))
+	s := newStream(in, newOutbox(&out, maxQueuedOutput), 1<<20, slog.New(slog.DiscardHandler))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	msg, _, err := s.Read(context.Background())
+	msg, err := s.Read()
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, ok := msg.(*jsonrpc2.Notification); !ok || n.Method() != "ping" {
+	if msg.method != "ping" || msg.rawID != nil {
 		t.Fatalf("message after the oversized one: %#v", msg)
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
@@ -114,9 +113,9 @@ func FuzzStreamRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
-		s := newStream(bytes.NewReader(input), &out, 1<<10, slog.New(slog.DiscardHandler))
+		s := newStream(bytes.NewReader(input), newOutbox(&out, maxQueuedOutput), 1<<10, slog.New(slog.DiscardHandler))
 		for {
-			_, _, err := s.Read(context.Background())
+			_, err := s.Read()
 			if errors.Is(err, io.EOF) {
 				break
 			}

@@ -3,8 +3,11 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"sync"
 
+	"github.com/tether-dev/tether/internal/jsonscan"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -88,9 +91,11 @@ func readApproval(c *tool.Call) *protocol.ApprovalRequestParams {
 
 // newCall builds a tool.Call from tools/call or tools/prepare params.
 func (s *server) newCall(method string, raw json.RawMessage) (*tool.Call, error) {
-	var p protocol.ToolCallParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
+	p, ok := toolCallParams(raw)
+	if !ok {
+		if err := decodeParams(method, raw, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Name == "" {
 		return nil, invalidParams("%s needs \"name\": the tool to run (tools/list names them)", method)
@@ -106,6 +111,59 @@ func (s *server) newCall(method string, raw json.RawMessage) (*tool.Call, error)
 		Session:   s.sessions.get(p.Session),
 		Env:       s.env,
 	}, nil
+}
+
+// toolCallParams decodes the params of tools/call without copying the
+// arguments (they stay in the message's body, which the call holds) and
+// without encoding/json's own check of text the reader has checked.
+// It declines (ok false) anything it is not sure of: a member of an
+// unexpected type, or a name that differs from a field's only in case,
+// which encoding/json would accept; decodeParams then decides.
+func toolCallParams(raw []byte) (p protocol.ToolCallParams, ok bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return p, true
+	}
+	ok = true
+	str := func(v []byte, dst *string) {
+		switch {
+		case v[0] == '"':
+			*dst, ok = jsonscan.Unquote(v)
+		case string(v) != "null":
+			ok = false
+		}
+	}
+	isObject := jsonscan.Members(raw, func(key, value []byte) {
+		if !ok {
+			return
+		}
+		switch string(key) {
+		case `"name"`:
+			str(value, &p.Name)
+		case `"arguments"`:
+			p.Arguments = value
+		case `"requestId"`:
+			str(value, &p.RequestID)
+		case `"session"`:
+			str(value, &p.Session)
+		case `"tokenBudget"`:
+			n, err := strconv.ParseInt(string(value), 10, 0)
+			if err == nil {
+				p.TokenBudget = int(n)
+			} else if string(value) != "null" {
+				ok = false
+			}
+		default:
+			// encoding/json matches names regardless of case, and keys
+			// may be escaped: leave anything like a field to it.
+			name, _ := jsonscan.Unquote(key)
+			for _, f := range [...]string{"name", "arguments", "requestId", "session", "tokenBudget"} {
+				if strings.EqualFold(name, f) {
+					ok = false
+				}
+			}
+		}
+	})
+	return p, ok && isObject
 }
 
 // sessions holds each agent's read records, by the session id its calls

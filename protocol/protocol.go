@@ -145,6 +145,10 @@ type Settings struct {
 	ComposeMemoryBytes int `json:"composeMemoryBytes,omitempty"`
 	// ComposeMaxCalls is how many tool calls a compose program may make; default 200.
 	ComposeMaxCalls int `json:"composeMaxCalls,omitempty"`
+	// MaxCallsInFlight is how many calls the daemon runs at once; more
+	// wait their turn, and past a bound the daemon stops reading until one
+	// ends. Default 16.
+	MaxCallsInFlight int `json:"maxCallsInFlight,omitempty"`
 }
 
 // InitializeParams opens a session.

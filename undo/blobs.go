@@ -57,26 +57,33 @@ func (b blobStore) put(r io.Reader) (sha string, size int64, err error) {
 		return "", 0, err
 	}
 	sub := filepath.Dir(final)
-	newSub := false
 	if _, err := os.Stat(sub); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Mkdir(sub, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := b.fanOut(); err != nil {
 			return "", 0, err
 		}
-		newSub = true
 	}
 	if err := os.Rename(tmp.Name(), final); err != nil {
 		return "", 0, err
 	}
 	tmp = nil
+	// One flush for the name; the content was flushed before the rename.
 	if err := fsatomic.SyncDir(sub); err != nil {
 		return "", 0, err
 	}
-	if newSub {
-		if err := fsatomic.SyncDir(b.dir); err != nil {
-			return "", 0, err
+	return sha, size, nil
+}
+
+// fanOut makes every one of the 256 folders blobs are spread over, and
+// syncs their parent once: otherwise each of the first few hundred blobs
+// of a store would make its folder and pay a second flush for it.
+func (b blobStore) fanOut() error {
+	for i := range 256 {
+		sub := filepath.Join(b.dir, fmt.Sprintf("%02x", i))
+		if err := os.Mkdir(sub, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
 		}
 	}
-	return sha, size, nil
+	return fsatomic.SyncDir(b.dir)
 }
 
 // open returns a blob for reading, checked against its name as it is read.

@@ -6,7 +6,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -46,7 +45,7 @@ func run(rounds int, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	tree := filepath.Join(tmp, "src")
-	files, bytes, err := copyTree(src, tree)
+	files, bytes, err := measure.CopyTree(src, tree)
 	if err != nil {
 		return fmt.Errorf("copying %s: %w", src, err)
 	}
@@ -184,55 +183,6 @@ func run(rounds int, keep bool) error {
 	fmt.Printf("| on disk: Tether store after all of the above | %.2f MB | | |\n", float64(storeSize)/1e6)
 	fmt.Printf("| on disk: shadow git repository | %.2f MB | | |\n", float64(gitSize)/1e6)
 	return nil
-}
-
-// copyTree copies regular files and symlinks of src into dst.
-func copyTree(src, dst string) (files int, size int64, err error) {
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, to)
-		case !d.Type().IsRegular():
-			return nil
-		}
-		n, err := copyFile(p, to)
-		files++
-		size += n
-		return err
-	})
-	return files, size, err
-}
-
-func copyFile(from, to string) (int64, error) {
-	in, err := os.Open(from)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return 0, err
-	}
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o200)
-	if err != nil {
-		return 0, err
-	}
-	n, err := io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
 }
 
 // pickFiles returns the first n .go files of the tree in walk order.

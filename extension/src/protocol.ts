@@ -535,6 +535,12 @@ export interface Settings {
   composeMemoryBytes?: number;
   /** ComposeMaxCalls is how many tool calls a compose program may make; default 200. */
   composeMaxCalls?: number;
+  /**
+   * MaxCallsInFlight is how many calls the daemon runs at once; more
+   * wait their turn, and past a bound the daemon stops reading until one
+   * ends. Default 16.
+   */
+  maxCallsInFlight?: number;
 }
 
 /** ServerInfo names the daemon. */

@@ -1,6 +1,11 @@
 package search
 
-import "context"
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+)
 
 // FilesQuery is one file-name search.
 type FilesQuery struct {
@@ -29,10 +34,10 @@ type FilesResult struct {
 
 // FilesArgs is the ripgrep command line for q, without the binary.
 func FilesArgs(q FilesQuery) []string {
-	// --sort path makes the walk single-threaded, but listing names is
-	// cheap next to searching contents, and a stable order lets a model
-	// compare two answers. --null: a file name may contain a newline.
-	args := append(baseArgs(), "--files", "--sort", "path", "--null")
+	// No --sort: it makes ripgrep walk on one thread. The walk runs in
+	// parallel and Files sorts what it keeps, at most MaxPaths paths.
+	// --null: a file name may contain a newline.
+	args := append(baseArgs(), "--files", "--null")
 	args = append(args, q.Glob.rgArgs()...)
 	args = append(args, excludeGit...)
 	return append(args, "--", searchRoot(q.Dir, q.Root, q.Glob))
@@ -40,7 +45,11 @@ func FilesArgs(q FilesQuery) []string {
 
 // Files walks the tree as ripgrep does and keeps the paths the glob
 // allows, stopping ripgrep as soon as MaxPaths paths (or MaxBytes) are
-// collected and one more shows there is more.
+// collected and one more shows there is more. The paths come back sorted
+// as ripgrep's --sort path would list them: a folder's entries by name,
+// each folder's files where its name falls. When the walk stops at a
+// limit, which of the paths are kept depends on the order the parallel
+// walk found them in.
 //
 // Errors are those of Grep.
 func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
@@ -50,9 +59,10 @@ func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
 	}
 	var res FilesResult
 	size := 0
+	match := !q.Glob.byRg()
 	each := func(rec []byte) bool {
 		p := displayPath(string(rec))
-		if !q.Glob.Allows(relTo(root, p)) {
+		if match && !q.Glob.Allows(relTo(root, p)) {
 			return true
 		}
 		if len(res.Paths) >= q.MaxPaths {
@@ -71,6 +81,7 @@ func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
 	if err != nil {
 		return FilesResult{}, err
 	}
+	slices.SortFunc(res.Paths, comparePaths)
 	switch {
 	case o.stopped, o.code == 0, o.code == 1:
 	case o.code == 2 && len(res.Paths) > 0:
@@ -80,4 +91,35 @@ func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
 		return FilesResult{}, &RgError{Code: o.code, Stderr: trimStderr(o.stderr)}
 	}
 	return res, nil
+}
+
+// comparePaths orders paths name by name along them, as ripgrep's --sort
+// path walks a tree: "a/z.go" before "a-b.go", since folder "a" sorts
+// before file "a-b.go".
+func comparePaths(a, b string) int {
+	for {
+		i, j := nextSep(a), nextSep(b)
+		if c := strings.Compare(a[:i], b[:j]); c != 0 {
+			return c
+		}
+		switch {
+		case i == len(a) && j == len(b):
+			return 0
+		case i == len(a): // a file (or folder) named like b's folder
+			return -1
+		case j == len(b):
+			return 1
+		}
+		a, b = a[i+1:], b[j+1:]
+	}
+}
+
+// nextSep is the index of the first path separator in p, or len(p).
+func nextSep(p string) int {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' || p[i] == os.PathSeparator {
+			return i
+		}
+	}
+	return len(p)
 }

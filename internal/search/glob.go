@@ -126,6 +126,13 @@ func (g *Glob) typeGlob() string {
 	return name
 }
 
+// byRg reports whether ripgrep alone decides which files the pattern
+// allows: a name pattern passed whole as the file type (typeGlob), which
+// ripgrep reads as Tether does, so matching again would only repeat it.
+func (g *Glob) byRg() bool {
+	return g == nil || (!g.anchored && g.typeGlob() == g.body)
+}
+
 // literalDir returns the folder, relative to the searched one, that every
 // allowed file lies under, as far as the pattern spells it out literally:
 // "cmd/tether/*.go" gives "cmd/tether". Searching there instead of the

@@ -94,8 +94,8 @@ func TestTypeNarrowingAgreesWithGlob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.typeGlob() == "" {
-			t.Errorf("%q is not narrowed; the test expects it to be", pattern)
+		if g.typeGlob() == "" || !g.byRg() {
+			t.Errorf("%q is not narrowed, or not left to ripgrep; the test expects it to be", pattern)
 			continue
 		}
 		var want []string
@@ -143,7 +143,10 @@ func TestFilesLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop != AtLimit || !slices.Equal(res.Paths, []string{".github/ci.yml", ".gitignore"}) {
+	// Which two depends on the parallel walk; they come sorted.
+	all := files(t, dir, "", "")
+	if res.Stop != AtLimit || len(res.Paths) != 2 || comparePaths(res.Paths[0], res.Paths[1]) >= 0 ||
+		!slices.Contains(all, res.Paths[0]) || !slices.Contains(all, res.Paths[1]) {
 		t.Fatalf("%+v", res)
 	}
 	// Exactly as many as the limit is complete, not truncated.
@@ -151,6 +154,39 @@ func TestFilesLimit(t *testing.T) {
 	if err != nil || res.Stop != Complete || len(res.Paths) != 3 {
 		t.Fatalf("%+v %v", res, err)
 	}
+}
+
+// Only a name pattern ripgrep reads whole is left to ripgrep alone.
+func TestByRg(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		"*.go": true, "*.{ts,tsx}": true, "cmd/*.go": false, "!*.md": false, "docs/": false, "**/testdata/**": false, "[ab].go": false, "/main.go": false,
+	} {
+		if got := mustGlob(t, pattern).byRg(); got != want {
+			t.Errorf("%q: byRg %v, want %v", pattern, got, want)
+		}
+	}
+}
+
+// Paths sort as ripgrep's --sort path lists them: by name, folder by folder.
+func TestComparePaths(t *testing.T) {
+	sorted := []string{".github/ci.yml", ".gitignore", "a/b/c.go", "a/z.go", "a-b.go", "a.go", "ab/x", "b"}
+	for i := range sorted {
+		for j := range sorted {
+			if got, want := comparePaths(sorted[i], sorted[j]), cmpInt(i, j); got != want {
+				t.Errorf("comparePaths(%q, %q) = %d, want %d", sorted[i], sorted[j], got, want)
+			}
+		}
+	}
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func grep(t *testing.T, q GrepQuery) GrepResult {

@@ -3,19 +3,23 @@ package shell
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ansiEscape matches terminal control sequences: colours and cursor moves
 // (CSI), window titles and links (OSC), and two-byte escapes. They carry no
-// meaning for a model and cost tokens.
-var ansiEscape = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
+// meaning for a model and cost tokens. It is compiled on first use, not
+// when every command of the binary starts.
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
+})
 
 // CleanOutput makes command output fit to show a model: terminal escapes
 // removed, progress lines redrawn with '\r' reduced to what a terminal
 // would finally show, and invalid UTF-8 replaced.
 func CleanOutput(s string) string {
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiEscape.ReplaceAllString(s, "")
+		s = ansiEscape().ReplaceAllString(s, "")
 	}
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = collapseCarriageReturns(s)

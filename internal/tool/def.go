@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -66,9 +67,17 @@ type defTool[A any] struct {
 	// never pays for them.
 	once     sync.Once
 	schema   json.RawMessage
-	resolved *jsonschema.Resolved
+	inferred *jsonschema.Schema
+	check    *argCheck  // nil: every call is validated the slow way
+	fields   *argFields // nil: arguments are decoded by encoding/json alone
 	props    []string
 	doc      *template.Template
+
+	// The validator is made on the first call the one-pass check refuses:
+	// most processes never need it, and making it is most of what a
+	// tool's first use costs.
+	resolveOnce sync.Once
+	resolved    *jsonschema.Resolved
 }
 
 // New turns a declaration into a Tool. A schema that cannot be inferred or
@@ -89,12 +98,14 @@ func (t *defTool[A]) init() {
 		if d.Tune != nil {
 			d.Tune(s)
 		}
-		if t.resolved, err = s.Resolve(nil); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
-		}
+		t.inferred = s
 		if t.schema, err = json.Marshal(s); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
 		}
+		if t.check = compileArgCheck(t.schema); t.check == nil {
+			t.resolve() // every call needs the validator
+		}
+		t.fields = compileFields(reflect.TypeFor[A]())
 		for p := range s.Properties {
 			t.props = append(t.props, p)
 		}
@@ -170,7 +181,9 @@ func (t *defTool[A]) Run(ctx context.Context, c *Call) (Result, error) {
 
 // decode validates raw against the schema, then unmarshals it, so a wrong
 // type or a misspelt argument is named in the error instead of silently
-// becoming a zero value.
+// becoming a zero value. Arguments the one-pass check accepts are decoded
+// once, into A; any others go through the validator, which says what is
+// wrong with them.
 func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 	t.init()
 	var args A
@@ -178,28 +191,53 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
-	// One parse for the checks (the validator wants plain float64 numbers),
-	// one into the typed arguments.
+	if t.check != nil && t.check.ok(raw) {
+		if t.fields != nil && t.fields.decode(raw, &args) {
+			return args, nil
+		}
+		args = *new(A)
+	} else if err := t.validate(raw); err != nil {
+		return args, err
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return args, explainDecode(t.inferred, err)
+	}
+	return args, nil
+}
+
+// resolve makes the validator. A schema it cannot resolve is a
+// programming error, like one that cannot be inferred.
+func (t *defTool[A]) resolve() *jsonschema.Resolved {
+	t.resolveOnce.Do(func() {
+		var err error
+		if t.resolved, err = t.inferred.Resolve(nil); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.def.Name, err))
+		}
+	})
+	return t.resolved
+}
+
+// validate checks raw against the schema the slow way: decoded into maps,
+// for the validator, which names the argument at fault.
+func (t *defTool[A]) validate(raw json.RawMessage) error {
+	// One parse for the checks (the validator wants plain float64 numbers).
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
-		return args, fmt.Errorf("arguments are not valid JSON (%v)", err)
+		return fmt.Errorf("arguments are not valid JSON (%v)", err)
 	}
 	obj, ok := instance.(map[string]any)
 	if !ok {
-		return args, errors.New("arguments must be a JSON object")
+		return errors.New("arguments must be a JSON object")
 	}
 	for k := range obj {
-		if _, known := t.resolved.Schema().Properties[k]; !known {
-			return args, fmt.Errorf("unknown argument %q", k)
+		if _, known := t.inferred.Properties[k]; !known {
+			return fmt.Errorf("unknown argument %q", k)
 		}
 	}
-	if err := t.resolved.Validate(instance); err != nil {
-		return args, errors.New(explainArgs(t.resolved.Schema(), instance, cleanValidation(err.Error())))
+	if err := t.resolve().Validate(instance); err != nil {
+		return errors.New(explainArgs(t.inferred, instance, cleanValidation(err.Error())))
 	}
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return args, explainDecode(t.resolved.Schema(), err)
-	}
-	return args, nil
+	return nil
 }
 
 // notNull drops the "null" that inference allows for slices: a model that
@@ -220,7 +258,7 @@ func notNull(s *jsonschema.Schema) {
 
 // describeArgs lists the arguments with their types, required ones marked.
 func (t *defTool[A]) describeArgs() string {
-	s := t.resolved.Schema()
+	s := t.inferred
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		required[r] = true

@@ -1,14 +1,15 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/internal/jsonscan"
 	"github.com/tether-dev/tether/internal/textfile"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -20,8 +21,10 @@ type Session struct {
 	mu    sync.Mutex
 	reads map[string]*ReadRecord
 
-	// The last call and how many times in a row it came.
-	lastCall string
+	// The last call (its tool and a hash of its arguments) and how many
+	// times in a row it came.
+	lastName string
+	lastArgs uint64
 	repeats  int
 
 	plan []protocol.TodoItem
@@ -195,13 +198,13 @@ const maxRepeats = 2
 // model repeating itself exactly is stuck in a loop, and a third identical
 // answer will not unstick it.
 func (s *Session) CheckRepeat(name string, args json.RawMessage) error {
-	key := name + "\x00" + canonicalJSON(args)
+	sum := argsHash(args)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if key == s.lastCall {
+	if name == s.lastName && sum == s.lastArgs {
 		s.repeats++
 	} else {
-		s.lastCall, s.repeats = key, 1
+		s.lastName, s.lastArgs, s.repeats = name, sum, 1
 	}
 	if s.repeats > maxRepeats {
 		return fmt.Errorf("this exact %s call has now been made %d times in a row with the same arguments; "+
@@ -210,17 +213,89 @@ func (s *Session) CheckRepeat(name string, args json.RawMessage) error {
 	return nil
 }
 
-// canonicalJSON makes argument order and spacing irrelevant to repeat detection.
-func canonicalJSON(raw json.RawMessage) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return string(raw)
+// repeatSeed seeds the argument hashes of this process.
+var repeatSeed = maphash.MakeSeed()
+
+// argsHash hashes arguments as they came, without decoding them: the
+// order of an object's members and the spacing between tokens do not
+// change it (so the same call sent twice by different encoders is still
+// the same call). Text that is not JSON is hashed as it is.
+func argsHash(raw json.RawMessage) uint64 {
+	s := jsonscan.Scanner{B: raw, MaxDepth: 10000}
+	sum, ok := hashValue(&s)
+	if s.Space(); !ok || s.Fault != jsonscan.OK || s.I != len(raw) {
+		return maphash.Bytes(repeatSeed, raw)
 	}
-	out, err := json.Marshal(v) // maps marshal with sorted keys
-	if err != nil {
-		return string(raw)
+	return sum
+}
+
+func hashValue(s *jsonscan.Scanner) (uint64, bool) {
+	c := s.Peek()
+	start := s.I
+	switch c {
+	case '{':
+		if !s.Enter() {
+			return 0, false
+		}
+		s.I++
+		var members uint64 // a sum: the members' order does not count
+		for more := s.Peek() != '}'; more; {
+			k := s.I
+			if s.Peek() != '"' || !s.String() {
+				return 0, false
+			}
+			key := maphash.Bytes(repeatSeed, s.B[k:s.I])
+			if !s.Colon() {
+				return 0, false
+			}
+			v, ok := hashValue(s)
+			if !ok {
+				return 0, false
+			}
+			members += mixHash(key, v)
+			if more, ok = s.Next('}'); !ok {
+				return 0, false
+			}
+			if !more {
+				s.Leave()
+				return mixHash(members, '{'), true
+			}
+		}
+		s.I++
+		s.Leave()
+		return mixHash(members, '{'), true
+	case '[':
+		if !s.Enter() {
+			return 0, false
+		}
+		s.I++
+		elems := uint64('[')
+		for more := s.Peek() != ']'; more; {
+			v, ok := hashValue(s)
+			if !ok {
+				return 0, false
+			}
+			elems = mixHash(elems, v)
+			if more, ok = s.Next(']'); !ok {
+				return 0, false
+			}
+			if !more {
+				s.Leave()
+				return elems, true
+			}
+		}
+		s.I++
+		s.Leave()
+		return elems, true
 	}
-	return string(out)
+	if s.I = start; !s.Value() {
+		return 0, false
+	}
+	return maphash.Bytes(repeatSeed, s.B[start:s.I]), true
+}
+
+// mixHash combines two hashes, order mattering.
+func mixHash(a, b uint64) uint64 {
+	a ^= b + 0x9e3779b97f4a7c15 + a<<6 + a>>2
+	return a * 0xff51afd7ed558ccd
 }

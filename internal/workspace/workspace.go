@@ -198,6 +198,9 @@ func (w *Workspace) Abs(p string) (string, error) {
 // deepest existing ancestor is resolved and the rest appended, so a new
 // file's real parent is what gets judged.
 func Real(abs string) (string, error) {
+	if filepath.IsAbs(abs) && filepath.Clean(abs) == abs && noSymlinks(abs) {
+		return abs, nil // what EvalSymlinks would return, in one system call
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err == nil {
 		return real, nil

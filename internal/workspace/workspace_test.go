@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,4 +215,78 @@ func TestPaths(t *testing.T) {
 	if len(got) != 2 || got[0] != ws.Primary() || got[1] != ws.Roots()[1].Path {
 		t.Fatalf("Paths = %v", got)
 	}
+}
+
+// Real gives what the long way (filepath.EvalSymlinks, and for a missing
+// file its deepest existing parent) gives, whichever way it takes.
+func TestRealMatchesEvalSymlinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(root, "a", "b", "f.txt"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "link"))
+	os.Symlink(filepath.Join(root, "a", "b", "f.txt"), filepath.Join(root, "a", "flink"))
+	for _, p := range []string{
+		"a/b/f.txt", "a/b", "a", ".", "link/b/f.txt", "a/flink", "link", "a/b/new.txt", "link/new/deeper.txt",
+		"a/b/f.txt/under", "a/../a/b/f.txt", "a//b/f.txt", "a/b/",
+	} {
+		abs := filepath.Join(root, p)
+		if strings.Contains(p, "..") || strings.Contains(p, "//") || strings.HasSuffix(p, "/") {
+			abs = root + "/" + p // as given, not cleaned
+		}
+		got, gotErr := Real(abs)
+		want, wantErr := longReal(abs)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("Real(%s) = %q, %v; the long way gives %q, %v", p, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// longReal is Real without the one-call shortcut.
+func longReal(abs string) (string, error) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return real, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if fi, lerr := os.Lstat(abs); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return "", err
+	}
+	parent, base := filepath.Split(abs)
+	parent = filepath.Clean(parent)
+	if parent == abs || base == "" {
+		return "", err
+	}
+	realParent, perr := longReal(parent)
+	if perr != nil {
+		return "", perr
+	}
+	return filepath.Join(realParent, base), nil
+}
+
+// BenchmarkReal resolves a file six folders deep, both ways in one run.
+func BenchmarkReal(b *testing.B) {
+	root, _ := filepath.EvalSymlinks(b.TempDir())
+	dir := filepath.Join(root, "a", "b", "c", "d", "e", "f")
+	os.MkdirAll(dir, 0o755)
+	file := filepath.Join(dir, "file.go")
+	os.WriteFile(file, []byte("x"), 0o644)
+	b.Run("Real", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Real(file); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("EvalSymlinks", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := longReal(file); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

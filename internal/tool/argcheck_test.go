@@ -1,0 +1,167 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// checkArgs has a field for every keyword argCheck understands.
+type checkArgs struct {
+	Path  string   `json:"path"`
+	Mode  string   `json:"mode,omitempty"`
+	Count int      `json:"count,omitempty"`
+	Ratio *float64 `json:"ratio,omitempty"`
+	Flag  bool     `json:"flag,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	Edits []struct {
+		Old string `json:"old"`
+		New string `json:"new"`
+		All bool   `json:"all,omitempty"`
+	} `json:"edits,omitempty"`
+	Anything any `json:"anything,omitempty"`
+}
+
+func checkTool() *defTool[checkArgs] {
+	t := New(Def[checkArgs]{
+		Name: "check", Doc: "Checks.",
+		Tune: func(s *jsonschema.Schema) {
+			s.Properties["path"].MinLength = jsonschema.Ptr(1)
+			s.Properties["path"].MaxLength = jsonschema.Ptr(8)
+			s.Properties["mode"].Enum = []any{"a", "bé"}
+			s.Properties["count"].Minimum = jsonschema.Ptr(1.0)
+			s.Properties["count"].Maximum = jsonschema.Ptr(10.0)
+			s.Properties["ratio"].Types = nil
+			s.Properties["ratio"].Type = "number"
+			s.Properties["tags"].MinItems = jsonschema.Ptr(1)
+			s.Properties["tags"].MaxItems = jsonschema.Ptr(3)
+			s.Properties["edits"].Items.Properties["old"].MinLength = jsonschema.Ptr(1)
+		},
+	}).(*defTool[checkArgs])
+	t.init()
+	if t.check == nil {
+		panic("the test schema did not compile")
+	}
+	return t
+}
+
+var argSeeds = []string{
+	`{"path":"a"}`, `{"path":""}`, `{"path":"123456789"}`, `{"path":"ééééééé"}`, `{"path":"a\u0062"}`, `{"path":5}`, `{"path":null}`,
+	`{}`, `{"path":"a","mode":"a"}`, `{"path":"a","mode":"b\u00e9"}`, `{"path":"a","mode":"c"}`, `{"path":"a","mode":1}`,
+	`{"path":"a","count":1}`, `{"path":"a","count":0}`, `{"path":"a","count":10.0}`, `{"path":"a","count":1.5}`, `{"path":"a","count":1e1}`, `{"path":"a","count":11}`, `{"path":"a","count":"2"}`,
+	`{"path":"a","ratio":0.5}`, `{"path":"a","ratio":null}`, `{"path":"a","ratio":1e400}`, `{"path":"a","flag":true}`, `{"path":"a","flag":"true"}`,
+	`{"path":"a","tags":[]}`, `{"path":"a","tags":["x"]}`, `{"path":"a","tags":["x","y","z","w"]}`, `{"path":"a","tags":[1]}`, `{"path":"a","tags":null}`,
+	`{"path":"a","edits":[{"old":"x","new":"y"}]}`, `{"path":"a","edits":[{"old":"","new":"y"}]}`, `{"path":"a","edits":[{"old":"x"}]}`, `{"path":"a","edits":[{"old":"x","new":"y","extra":1}]}`,
+	`{"path":"a","anything":{"deep":[1,{"x":null}]}}`, `{"path":"a","zzz":1}`, `{"p\u0061th":"a"}`, `{"path":"a","path":5}`, `{"path":5,"path":"a"}`,
+	`[]`, `"x"`, `{"path":"a",}`, `{"path":"a"} x`, ` {"path" : "a" } `,
+}
+
+// argCheck only ever says yes to what the validator accepts, and says yes
+// to the ordinary calls, so they skip the validator.
+func TestArgCheckAgreesWithTheValidator(t *testing.T) {
+	tl := checkTool()
+	for _, in := range argSeeds {
+		agree(t, tl, []byte(in))
+	}
+	for _, in := range []string{`{"path":"a"}`, `{"path":"a","mode":"bé","count":3,"ratio":2,"flag":false,"tags":["x"],"edits":[{"old":"x","new":"y","all":true}],"anything":[]}`} {
+		if !tl.check.ok([]byte(in)) {
+			t.Errorf("argCheck refused %s, which is fine", in)
+		}
+	}
+}
+
+func FuzzArgCheckAgreesWithTheValidator(f *testing.F) {
+	for _, in := range argSeeds {
+		f.Add([]byte(in))
+	}
+	tl := checkTool()
+	f.Fuzz(func(t *testing.T, in []byte) { agree(t, tl, in) })
+}
+
+func agree(t *testing.T, tl *defTool[checkArgs], in []byte) {
+	t.Helper()
+	if tl.check.ok(in) {
+		if err := tl.validate(in); err != nil {
+			t.Fatalf("argCheck accepted %s; the validator says %v", in, err)
+		}
+		var a checkArgs
+		if !json.Valid(in) || json.Unmarshal(in, &a) != nil && !isTypeError(json.Unmarshal(in, &a)) {
+			t.Fatalf("argCheck accepted %s, which is not valid JSON", in)
+		}
+	}
+}
+
+func isTypeError(err error) bool {
+	_, ok := err.(*json.UnmarshalTypeError)
+	return ok
+}
+
+// Every built-in keyword compiles; an unknown one leaves the tool to the
+// validator alone.
+func TestArgCheckCompiles(t *testing.T) {
+	if compileArgCheck([]byte(`{"type":"object","properties":{"p":{"type":"string","pattern":"^a"}}}`)) != nil {
+		t.Error("a schema with pattern compiled")
+	}
+	if compileArgCheck([]byte(`{"type":"object","properties":{"p":{"type":"string"}},"additionalProperties":false}`)) == nil {
+		t.Error("a plain schema did not compile")
+	}
+}
+
+type writeArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	Append  bool   `json:"append,omitempty"`
+}
+
+// BenchmarkDecodeWriteArgs decodes 1 MiB of write_file-shaped arguments:
+// once checked in one pass and decoded into the struct (decode), and the
+// way every call went before, decoded into maps for the validator and
+// then into the struct (validator).
+func BenchmarkDecodeWriteArgs(b *testing.B) {
+	tl := New(Def[writeArgs]{Name: "w", Doc: "d"}).(*defTool[writeArgs])
+	tl.init()
+	line := `	fmt.Printf("%d: %q\n", i, "a line of Go")` + "\n"
+	raw, _ := json.Marshal(writeArgs{Path: "big.go", Content: strings.Repeat(line, (1<<20)/len(line))})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			if _, err := tl.decode(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("validator", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			var a writeArgs
+			if err := tl.validate(raw); err != nil || json.Unmarshal(raw, &a) != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// Warm builds the schemas while others ask for them: every answer is the
+// same, and the race detector has nothing to say.
+func TestWarmWhileInfo(t *testing.T) {
+	var tools []Tool
+	for i := range 8 {
+		tools = append(tools, New(Def[checkArgs]{Name: fmt.Sprintf("t%d", i), Doc: "Checks."}))
+	}
+	r := NewRegistry(tools...)
+	done := make(chan struct{})
+	go func() {
+		r.Warm()
+		close(done)
+	}()
+	first := r.Infos(nil)
+	<-done
+	for i, info := range r.Infos(nil) {
+		if string(info.InputSchema) != string(first[i].InputSchema) || len(info.InputSchema) == 0 {
+			t.Fatalf("%s: schema %s, then %s", info.Name, first[i].InputSchema, info.InputSchema)
+		}
+	}
+}

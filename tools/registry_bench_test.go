@@ -1,0 +1,19 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/tether-dev/tether/internal/tool"
+)
+
+// BenchmarkToolList is what initialize and tools/list pay for the tool
+// list once the schemas exist (they are built once per process, in the
+// first round): every tool's description rendered for the settings.
+func BenchmarkToolList(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if infos := Builtin().Infos(&tool.Settings{}); len(infos) == 0 {
+			b.Fatal("no tools")
+		}
+	}
+}
