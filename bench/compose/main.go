@@ -14,13 +14,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.lsp.dev/uri"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/rpctest"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -60,13 +60,7 @@ func run(bin string, rounds int) error {
 			return err
 		}
 	}
-	env := []string{
-		"XDG_STATE_HOME=" + filepath.Join(tmp, "state"),
-		"XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"),
-		"XDG_DATA_HOME=" + filepath.Join(tmp, "data"),
-		"TETHER_LOG_LEVEL=warn",
-	}
-	d, err := rpctest.Start(context.Background(), bin, env, nil)
+	d, err := rpctest.Start(context.Background(), bin, measure.TetherEnv(tmp, "warn"), nil)
 	if err != nil {
 		return err
 	}
@@ -146,7 +140,8 @@ return {round: %d, lines: rs.map(r => r.output.split("\n").length)}`, list, roun
 	cpu := make([]time.Duration, len(ways))
 	for r := range rounds + rounds/10 {
 		for i, w := range ways {
-			c0, err := cpuTime(d.Pid())
+			// In clock ticks: summed over many rounds, their coarseness averages out.
+			c0, err := measure.ProcCPU(d.Pid())
 			if err != nil {
 				return err
 			}
@@ -155,7 +150,7 @@ return {round: %d, lines: rs.map(r => r.output.split("\n").length)}`, list, roun
 				return fmt.Errorf("%s: %w", w.name, err)
 			}
 			took := time.Since(t0)
-			c1, err := cpuTime(d.Pid())
+			c1, err := measure.ProcCPU(d.Pid())
 			if err != nil {
 				return err
 			}
@@ -167,40 +162,10 @@ return {round: %d, lines: rs.map(r => r.output.split("\n").length)}`, list, roun
 	}
 	fmt.Printf("| %-44s | %9s | %9s | %12s | %-9s |\n", "10 reads of 4 KB files", "median", "p90", "daemon CPU", "vs first")
 	fmt.Printf("|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 46), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 14), strings.Repeat("-", 11))
-	base := median(times[0])
+	base := measure.Median(times[0])
 	for i, w := range ways {
-		m := median(times[i])
-		fmt.Printf("| %-44s | %9s | %9s | %12s | %-9s |\n", w.name, us(m), us(percentile(times[i], 90)), us(cpu[i]/time.Duration(rounds)), fmt.Sprintf("%.2f×", float64(m)/float64(base)))
+		m := measure.Median(times[i])
+		fmt.Printf("| %-44s | %9s | %9s | %12s | %-9s |\n", w.name, measure.Us(m), measure.Us(measure.Percentile(times[i], 90)), measure.Us(cpu[i]/time.Duration(rounds)), measure.Ratio(m, base))
 	}
 	return nil
 }
-
-// cpuTime reads the user and system CPU time a process has used, in
-// clock ticks; summed over many rounds the ticks' coarseness averages out.
-func cpuTime(pid int) (time.Duration, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	utime, err1 := strconv.Atoi(f[11])
-	stime, err2 := strconv.Atoi(f[12])
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
-	}
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond, nil
-}
-
-func median(ds []time.Duration) time.Duration { return percentile(ds, 50) }
-
-func percentile(ds []time.Duration, p int) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[(len(s)-1)*p/100]
-}
-
-func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d.Nanoseconds())/1e3) }

@@ -60,12 +60,7 @@ func run(bin string, calls, starts int) error {
 			return err
 		}
 	}
-	env := []string{
-		"XDG_STATE_HOME=" + filepath.Join(tmp, "state"),
-		"XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"),
-		"XDG_DATA_HOME=" + filepath.Join(tmp, "data"),
-		"TETHER_LOG_LEVEL=warn",
-	}
+	env := measure.TetherEnv(tmp, "warn")
 
 	var rows []row
 	startTimes, err := timeStarts(bin, ws, env, starts)
@@ -86,7 +81,7 @@ func run(bin string, calls, starts int) error {
 	if err != nil {
 		return err
 	}
-	rows = append(rows, row{"idle RSS after initialize", fmt.Sprintf("%.1f MB", float64(rss)/1024), "< 25 MB"})
+	rows = append(rows, row{"idle RSS after initialize", measure.MiB(rss), "< 25 MB"})
 
 	// A call the registry answers at once (no such tool): what is left is
 	// the protocol's own cost, framing, dispatch and the pipes.
@@ -118,7 +113,7 @@ func run(bin string, calls, starts int) error {
 		row{"daemon CPU (user+sys) per read_file call", measure.Us((cpu1 - cpu0) / time.Duration(calls+calls/10)), ""},
 	)
 	if rss, err = measure.RSS(d.Pid(), "VmRSS"); err == nil {
-		rows = append(rows, row{fmt.Sprintf("RSS after %d calls", calls), fmt.Sprintf("%.1f MB", float64(rss)/1024), ""})
+		rows = append(rows, row{fmt.Sprintf("RSS after %d calls", calls), measure.MiB(rss), ""})
 	}
 	print(rows)
 	return nil

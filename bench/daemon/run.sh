@@ -4,6 +4,5 @@
 # Figures only; nothing is asserted.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
-bench_build daemon
-go build -o "$bench_tmp/tether" ./cmd/tether
+bench_build daemon ./cmd/tether
 "$bench_bin" -bin "$bench_tmp/tether" "$@"

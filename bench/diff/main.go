@@ -87,8 +87,8 @@ func main() {
 			wGNU, cGNU = append(wGNU, w), append(cGNU, c)
 		}
 		w1, w2, c1, c2 := measure.Median(wOurs), measure.Median(wGNU), measure.Median(cOurs), measure.Median(cGNU)
-		fmt.Printf("%-6s | %9s %9s %5.2fx | %9s %9s %5.2fx | %9d %10d\n", f+"%",
-			measure.Ms(w1), measure.Ms(w2), float64(w1)/float64(w2), measure.Ms(c1), measure.Ms(c2), float64(c1)/float64(c2),
+		fmt.Printf("%-6s | %9s %9s %6s | %9s %9s %6s | %9d %10d\n", f+"%",
+			measure.Ms(w1), measure.Ms(w2), measure.Ratio(w1, w2), measure.Ms(c1), measure.Ms(c2), measure.Ratio(c1, c2),
 			outputLines(ours), outputLines(gnu))
 	}
 }
@@ -103,7 +103,7 @@ func timeRun(argv []string) (wall, cpu time.Duration) {
 	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 1) { // diff exits 1 on differences
 		log.Fatalf("%v: %v", argv, err)
 	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return wall, measure.ExitedCPU(cmd.ProcessState)
 }
 
 // outputLines counts the lines a command prints.

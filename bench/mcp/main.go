@@ -33,10 +33,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tether-dev/tether/bench/internal/measure"
 )
 
 func main() {
@@ -66,12 +67,7 @@ func main() {
 	if err := makeCorpus(corpus); err != nil {
 		log.Fatal(err)
 	}
-	env := append(os.Environ(),
-		"XDG_STATE_HOME="+filepath.Join(tmp, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
-		"XDG_DATA_HOME="+filepath.Join(tmp, "data"),
-		"TETHER_LOG_LEVEL=error",
-	)
+	env := append(os.Environ(), measure.TetherEnv(tmp, "error")...)
 	servers := []*server{
 		{
 			name: "tether",
@@ -165,7 +161,7 @@ func main() {
 	fmt.Printf("spawning and reaping /bin/true takes %s (p50) on this machine now\n\n", ms(spawn))
 	fmt.Printf("%-30s %22s %22s %16s   %s\n", "p50, wall | CPU", tw.name, pw.name, "peer/tether", "target")
 	row := func(what string, tWall, tCPU, pWall, pCPU []time.Duration, target string, met func(t, p time.Duration) bool) {
-		tw, tc, pw, pc := p50(tWall), p50(tCPU), p50(pWall), p50(pCPU)
+		tw, tc, pw, pc := measure.Median(tWall), measure.Median(tCPU), measure.Median(pWall), measure.Median(pCPU)
 		verdicts := ""
 		if met != nil {
 			verdicts = fmt.Sprintf("%s: wall %s, CPU %s", target, verdict(met(tw, pw)), verdict(met(tc, pc)))
@@ -178,7 +174,7 @@ func main() {
 	row("list 200 entries", tw.lists, tw.listsCPU, pw.lists, pw.listsCPU, "", nil)
 	row("name search, Go source tree", tw.finds, tw.findsCPU, pw.finds, pw.findsCPU, ">= 20x", func(t, p time.Duration) bool { return p >= 20*t })
 	row("edit one line of 1 MiB", tw.edits, tw.editsCPU, pw.edits, pw.editsCPU, "", nil)
-	fmt.Printf("%-30s %18.1f MiB %18.1f MiB %7.1fx          tether < 1/5 of peer: %s\n", "peak RSS", mib(tw.rss), mib(pw.rss),
+	fmt.Printf("%-30s %22s %22s %7.1fx          tether < 1/5 of peer: %s\n", "peak RSS", measure.MiB(tw.rss), measure.MiB(pw.rss),
 		float64(pw.rss)/float64(tw.rss), verdict(tw.rss*5 < pw.rss))
 	fmt.Printf("\n(%d start runs and %d timed calls per measure and server, %d name searches; interleaved.\n"+
 		" CPU: the server process's own, all threads, plus the processes it ran; for start, the whole short-lived process.)\n", *runs, *runs, *searches)
@@ -202,7 +198,7 @@ type server struct {
 	// processes it waited for) of each timed run or call.
 	start, reads, lists, finds, edits                []time.Duration
 	startCPU, readsCPU, listsCPU, findsCPU, editsCPU []time.Duration
-	rss                                              int64
+	rss                                              int // KiB
 }
 
 // startToList times a fresh server from its spawn to the answer of its
@@ -236,14 +232,7 @@ func (s *server) startToList() (wall, cpu time.Duration, err error) {
 	if err := c.close(); err != nil {
 		return 0, 0, fmt.Errorf("the server did not exit cleanly: %v", err)
 	}
-	return wall, processCPU(c.cmd.ProcessState), nil
-}
-
-func processCPU(ps *os.ProcessState) time.Duration {
-	if ps == nil {
-		return 0
-	}
-	return ps.UserTime() + ps.SystemTime()
+	return wall, measure.ExitedCPU(c.cmd.ProcessState), nil
 }
 
 // cpuNow is the CPU time the running server has used: every thread's time
@@ -263,16 +252,8 @@ func (s *server) cpuNow() time.Duration {
 			total += time.Duration(ns)
 		}
 	}
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		// Fields after the command name, which is in parentheses.
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 {
-			f := strings.Fields(string(b)[i+1:])
-			if len(f) > 14 {
-				cu, _ := strconv.ParseInt(f[13], 10, 64) // cutime
-				cs, _ := strconv.ParseInt(f[14], 10, 64) // cstime
-				total += time.Duration(cu+cs) * 10 * time.Millisecond
-			}
-		}
+	if waited, err := measure.ProcChildrenCPU(pid); err == nil {
+		total += waited
 	}
 	return total
 }
@@ -347,19 +328,11 @@ func (s *server) time(wall, cpu *[]time.Duration, timed bool, name string, args 
 	return out
 }
 
-// peakRSS is the server process's high-water resident set, from /proc.
-func (s *server) peakRSS() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.conn.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+// peakRSS is the server process's high-water resident set in KiB; 0 where
+// it cannot be read.
+func (s *server) peakRSS() int {
+	kib, _ := measure.RSS(s.conn.cmd.Process.Pid, "VmHWM")
+	return kib
 }
 
 // order alternates which server goes first.
@@ -436,15 +409,6 @@ func write(path, content string) error {
 	return os.WriteFile(path, []byte(content), 0o644)
 }
 
-func p50(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
 func pair(wall, cpu time.Duration) string {
@@ -471,7 +435,7 @@ func spawnBaseline(runs int) time.Duration {
 		}
 		d = append(d, time.Since(began))
 	}
-	return p50(d)
+	return measure.Median(d)
 }
 
 func loadAverage() string {
@@ -481,8 +445,6 @@ func loadAverage() string {
 	}
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
-
-func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 func verdict(met bool) string {
 	if met {

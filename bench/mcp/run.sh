@@ -10,29 +10,9 @@
 #   ${TETHER_MCP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tether-mcp}/server-filesystem
 # and runs on the `node` found on PATH (TETHER_MCP_NODE names another).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-
-CACHE="${TETHER_MCP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tether-mcp}"
-PEER_VERSION=2026.8.31
+. "$(dirname "$0")/../lib.sh"
 NODE="${TETHER_MCP_NODE:-node}"
-command -v "$NODE" >/dev/null || { echo "node not found: install Node.js (or set TETHER_MCP_NODE)" >&2; exit 1; }
-command -v rg >/dev/null || { echo "ripgrep not found (apt-get install -y ripgrep)" >&2; exit 1; }
-
-peer_dir="$CACHE/server-filesystem"
-peer="$peer_dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-stamp="$peer_dir/.ok-$PEER_VERSION"
-if [ ! -f "$stamp" ] || [ ! -f "$peer" ]; then
-	echo "npm install @modelcontextprotocol/server-filesystem@$PEER_VERSION" >&2
-	rm -rf "$peer_dir"
-	mkdir -p "$peer_dir"
-	echo '{"name":"tether-mcp-peer","private":true}' >"$peer_dir/package.json"
-	(cd "$peer_dir" && npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/server-filesystem@$PEER_VERSION" >&2)
-	touch "$stamp"
-fi
-
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/tether" ./cmd/tether
-go build -o "$bin/mcpbench" ./bench/mcp
-echo "peer: @modelcontextprotocol/server-filesystem $PEER_VERSION on node $("$NODE" -v)"
-"$bin/mcpbench" -tether "$bin/tether" -peer "$(command -v "$NODE") $peer" "$@"
+bench_build mcp "$NODE:nodejs" rg:ripgrep ./cmd/tether
+bench_mcp_peer
+echo "peer: @modelcontextprotocol/server-filesystem $bench_peer_version on node $("$NODE" -v)"
+"$bench_bin" -tether "$bench_tmp/tether" -peer "$(command -v "$NODE") $bench_peer" "$@"

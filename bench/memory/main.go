@@ -25,10 +25,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/memory"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
@@ -64,9 +64,9 @@ func main() {
 	search := func(store *memory.Store, q string) (wall, cpu time.Duration, answer string) {
 		env := &tool.Env{Workspace: ws, Memory: store, Settings: tool.Settings{Mode: protocol.ModeBypass}}
 		args, _ := json.Marshal(map[string]string{"query": q})
-		start, startCPU := time.Now(), processCPU()
+		start, startCPU := time.Now(), measure.ProcessCPU()
 		res := reg.Invoke(context.Background(), &tool.Call{Name: "memory_search", Args: args, RequestID: "bench", Budget: tool.NewBudget(0, 1<<20), Session: tool.NewSession(), Env: env})
-		wall, cpu = time.Since(start), processCPU()-startCPU
+		wall, cpu = time.Since(start), measure.ProcessCPU()-startCPU
 		if res.IsError {
 			log.Fatalf("memory_search %q: %s", q, res.Content)
 		}
@@ -91,7 +91,7 @@ func main() {
 			walls, cpus, answer = append(walls, wall), append(cpus, cpu), first
 		}
 		store.Close()
-		warm, warmCPU := median(walls), median(cpus)
+		warm, warmCPU := measure.Median(walls), measure.Median(cpus)
 		verdict := "yes"
 		if warm > target {
 			verdict = "no"
@@ -153,11 +153,6 @@ func vocabulary(r *rand.Rand, n int) []string {
 		words = append(words, b.String())
 	}
 	return words
-}
-
-func median(ds []time.Duration) time.Duration {
-	slices.Sort(ds)
-	return ds[len(ds)/2]
 }
 
 func round(d time.Duration) string {

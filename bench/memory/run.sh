@@ -4,8 +4,6 @@
 # file), against the 10 ms target for a warm search. Extra arguments go to
 # the program (see bench/memory/main.go), e.g. -n 5000 or -runs 51.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/memorybench" ./bench/memory
-"$bin/memorybench" "$@"
+. "$(dirname "$0")/../lib.sh"
+bench_build memory
+"$bench_bin" "$@"

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,10 +40,7 @@ func (b *bench) checkpoints() error {
 
 	gitDir := filepath.Join(b.tmp, "shadow.git")
 	git := func(args ...string) error {
-		cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir, "--work-tree=" + b.tree,
-			"-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+b.tmp)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := measure.ShadowGit(gitDir, b.tree, b.tmp, args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
 		}
 		return nil
@@ -92,7 +88,7 @@ func (b *bench) checkpoints() error {
 	b.notes = append(b.notes, "fsyncs per undo checkpoint of one changed file: "+syncs)
 
 	// Undo of a request that edited 100 files of the tree.
-	hundred, err := pickFiles(b.tree, 100)
+	hundred, err := measure.GoFiles(b.tree, 100)
 	if err != nil {
 		return err
 	}
@@ -208,27 +204,4 @@ func checkpointWorker(dir string, rounds int) error {
 		}
 	}
 	return nil
-}
-
-// pickFiles returns the first n .go files under the tree's strings folder,
-// then anywhere, in walk order.
-func pickFiles(root string, n int) ([]string, error) {
-	var out []string
-	walk := func(dir string) error {
-		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && len(out) < n && d.Type().IsRegular() && strings.HasSuffix(p, ".go") && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-			return err
-		})
-	}
-	if err := walk(filepath.Join(root, "strings")); err != nil {
-		return nil, err
-	}
-	if len(out) < n {
-		if err := walk(root); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

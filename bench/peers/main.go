@@ -112,13 +112,7 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(tmp)
 	b := &bench{o: o, tmp: tmp, ws: filepath.Join(tmp, "ws"), tree: filepath.Join(tmp, "src")}
-	b.env = []string{
-		"XDG_STATE_HOME=" + filepath.Join(tmp, "state"),
-		"XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"),
-		"XDG_DATA_HOME=" + filepath.Join(tmp, "data"),
-		"XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
-		"TETHER_LOG_LEVEL=warn",
-	}
+	b.env = append(measure.TetherEnv(tmp, "warn"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
 	if err := b.makeWorkspace(); err != nil {
 		return err
 	}
@@ -407,8 +401,8 @@ func (b *bench) calls() error {
 		return err
 	}
 	peerPeak, _ := measure.RSS(p.pid(), "VmHWM")
-	b.add(row{"idle RSS after initialize", mib(idle), mib(peerIdle), "", "< 15 MiB", met(idle < 15<<10)})
-	b.add(row{"peak RSS after the calls above", mib(peak), mib(peerPeak), "", "< 60 MiB", met(peak < 60<<10)})
+	b.add(row{"idle RSS after initialize", measure.MiB(idle), measure.MiB(peerIdle), "", "< 15 MiB", met(idle < 15<<10)})
+	b.add(row{"peak RSS after the calls above", measure.MiB(peak), measure.MiB(peerPeak), "", "< 60 MiB", met(peak < 60<<10)})
 	return nil
 }
 
@@ -583,8 +577,6 @@ func met(ok bool) string {
 	}
 	return "no"
 }
-
-func mib(kib int) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
 
 func (b *bench) print(files int) {
 	fmt.Printf("\nTether against its peers, side by side, interleaved (ratio: Tether's time over the peer's)\n")

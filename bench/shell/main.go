@@ -29,8 +29,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"time"
 
 	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/shell"
@@ -39,14 +37,6 @@ import (
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )
-
-type benchCase struct {
-	name  string
-	base  string // the case it is compared with; empty for a baseline
-	run   func() error
-	times []time.Duration
-	cpu   []time.Duration
-}
 
 func main() {
 	log.SetFlags(0)
@@ -73,10 +63,10 @@ func main() {
 	env := func(mode protocol.Mode) *tool.Env {
 		return &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: mode}}
 	}
-	toolCall := func(mode protocol.Mode, command string) func() error {
+	toolCall := func(mode protocol.Mode, command string) func(int) error {
 		args, _ := json.Marshal(map[string]string{"command": command})
 		e := env(mode)
-		return func() error {
+		return func(int) error {
 			// A fresh session per call, as the repeat guard would refuse the
 			// third identical call in one.
 			r := reg.Invoke(context.Background(), &tool.Call{Name: "shell", Args: args, RequestID: "bench", Budget: tool.NewBudget(0, 0), Session: tool.NewSession(), Env: e})
@@ -86,8 +76,8 @@ func main() {
 			return nil
 		}
 	}
-	direct := func(command string) func() error {
-		return func() error {
+	direct := func(command string) func(int) error {
+		return func(int) error {
 			cmd := exec.Command(bash, "-c", command)
 			cmd.Dir = dir
 			var out bytes.Buffer
@@ -95,8 +85,8 @@ func main() {
 			return cmd.Run()
 		}
 	}
-	runner := func(command string) func() error {
-		return func() error {
+	runner := func(command string) func(int) error {
+		return func(int) error {
 			o, err := shell.Run(context.Background(), shell.Spec{Command: command, Dir: dir, Shell: bash}, shell.NewCapture(64<<10))
 			if err == nil && o.ExitCode != 0 {
 				err = fmt.Errorf("%s: exit code %d", command, o.ExitCode)
@@ -104,34 +94,21 @@ func main() {
 			return err
 		}
 	}
-	cases := []*benchCase{
-		{name: "bash -c true, direct", run: direct("true")},
-		{name: "shell.Run(true)", base: "bash -c true, direct", run: runner("true")},
-		{name: "shell tool: true (bypass mode)", base: "bash -c true, direct", run: toolCall(protocol.ModeBypass, "true")},
-		{name: "shell tool: echo hi (allow-listed)", base: "bash -c true, direct", run: toolCall(protocol.ModeDefault, "echo hi")},
-		{name: "git status, direct", run: direct("git status")},
-		{name: "shell tool: git status (allow-listed)", base: "git status, direct", run: toolCall(protocol.ModeDefault, "git status")},
+	cases := []*measure.Case{
+		{Name: "bash -c true, direct", Run: direct("true")},
+		{Name: "shell.Run(true)", Base: "bash -c true, direct", Run: runner("true")},
+		{Name: "shell tool: true (bypass mode)", Base: "bash -c true, direct", Run: toolCall(protocol.ModeBypass, "true")},
+		{Name: "shell tool: echo hi (allow-listed)", Base: "bash -c true, direct", Run: toolCall(protocol.ModeDefault, "echo hi")},
+		{Name: "git status, direct", Run: direct("git status")},
+		{Name: "shell tool: git status (allow-listed)", Base: "git status, direct", Run: toolCall(protocol.ModeDefault, "git status")},
 	}
-	// Warm up: the page cache, git's index, the first fork of a big process.
-	for _, c := range cases {
-		for i := 0; i < 5; i++ {
-			if err := c.run(); err != nil {
-				log.Fatalf("%s: %v", c.name, err)
-			}
-		}
+	// Five warm-up runs: the page cache, git's index, the first fork of a big process.
+	if err := measure.Rotate(cases, 5, *rounds); err != nil {
+		log.Fatal(err)
 	}
-	for r := 0; r < *rounds; r++ {
-		for i := range cases {
-			c := cases[(i+r)%len(cases)]
-			start, startCPU := time.Now(), measure.CPU()
-			if err := c.run(); err != nil {
-				log.Fatalf("%s: %v", c.name, err)
-			}
-			c.times = append(c.times, time.Since(start))
-			c.cpu = append(c.cpu, measure.CPU()-startCPU)
-		}
-	}
-	report(cases, *rounds)
+	fmt.Printf("shell tool overhead, %d rounds, cases interleaved; per run: wall time (median, 90th percentile) and CPU time of this process and its children (median)\n\n", *rounds)
+	measure.Table(cases)
+	fmt.Printf("\nratio: the case's median over its direct counterpart's (target: under 1.2×). CPU time has a 1 ms tick on some kernels; with many rounds its median is still telling.\n")
 }
 
 // setupRepo makes a small git repository for the git status case.
@@ -153,28 +130,4 @@ func setupRepo(dir string) error {
 		}
 	}
 	return nil
-}
-
-func report(cases []*benchCase, rounds int) {
-	medians := map[string][2]time.Duration{}
-	fmt.Printf("shell tool overhead, %d rounds, cases interleaved; per run: wall time (median, 90th percentile) and CPU time of this process and its children (median)\n\n", rounds)
-	fmt.Printf("%-40s %10s %10s %8s %10s %8s\n", "case", "wall", "wall p90", "ratio", "cpu", "ratio")
-	for _, c := range cases {
-		slices.Sort(c.times)
-		slices.Sort(c.cpu)
-		m := [2]time.Duration{c.times[len(c.times)/2], c.cpu[len(c.cpu)/2]}
-		p90 := c.times[len(c.times)*9/10]
-		medians[c.name] = m
-		wallRatio, cpuRatio := "", ""
-		if b, ok := medians[c.base]; ok {
-			wallRatio = fmt.Sprintf("%.2fx", float64(m[0])/float64(b[0]))
-			cpuRatio = fmt.Sprintf("%.2fx", float64(m[1])/float64(b[1]))
-		}
-		fmt.Printf("%-40s %10s %10s %8s %10s %8s\n", c.name, round(m[0]), round(p90), wallRatio, round(m[1]), cpuRatio)
-	}
-	fmt.Printf("\nratio: the case's median over its direct counterpart's (target: under 1.2x). CPU time has a 1 ms tick on some kernels; with many rounds its median is still telling.\n")
-}
-
-func round(d time.Duration) string {
-	return d.Round(time.Microsecond).String()
 }

@@ -87,14 +87,12 @@ func run(rounds int, keep bool) error {
 	gitDir := filepath.Join(tmp, "shadow.git")
 	var gitCPUNow time.Duration // CPU time of the git processes run so far
 	g := func(args ...string) error {
-		cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir, "--work-tree=" + tree,
-			"-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+tmp)
+		cmd := measure.ShadowGit(gitDir, tree, tmp, args...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
 		}
-		gitCPUNow += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		gitCPUNow += measure.ExitedCPU(cmd.ProcessState)
 		return nil
 	}
 	if err := g("init", "-q"); err != nil {
@@ -125,7 +123,7 @@ func run(rounds int, keep bool) error {
 	}
 
 	// Undo of a request that edited 100 files of the tree.
-	hundred, err := pickFiles(tree, 100)
+	hundred, err := measure.GoFiles(tree, 100)
 	if err != nil {
 		return err
 	}
@@ -183,26 +181,6 @@ func run(rounds int, keep bool) error {
 	fmt.Printf("| on disk: Tether store after all of the above | %.2f MB | | |\n", float64(storeSize)/1e6)
 	fmt.Printf("| on disk: shadow git repository | %.2f MB | | |\n", float64(gitSize)/1e6)
 	return nil
-}
-
-// pickFiles returns the first n .go files of the tree in walk order.
-func pickFiles(root string, n int) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(filepath.Join(root, "strings"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && len(out) < n && d.Type().IsRegular() && strings.HasSuffix(p, ".go") {
-			out = append(out, p)
-		}
-		return err
-	})
-	if err == nil && len(out) < n {
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && len(out) < n && d.Type().IsRegular() && strings.HasSuffix(p, ".go") && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-			return err
-		})
-	}
-	return out, err
 }
 
 func duBytes(dir string) (int64, error) {

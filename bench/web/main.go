@@ -32,10 +32,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
+	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/web/convert"
@@ -44,16 +43,6 @@ import (
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )
-
-type benchCase struct {
-	name   string
-	base   string // the case it is compared with; empty for none
-	target string
-	batch  int
-	run    func(i int) error
-	times  []time.Duration // per call
-	cpu    []time.Duration // per call
-}
 
 func main() {
 	log.SetFlags(0)
@@ -111,8 +100,8 @@ func main() {
 	}
 	pageURL, _ := url.Parse(srv.URL + "/article")
 
-	cases := []*benchCase{
-		{name: "GET 16 KB text, plain net/http", batch: *batch, run: func(int) error {
+	cases := []*measure.Case{
+		{Name: "GET 16 KB text, plain net/http", Batch: *batch, Run: func(int) error {
 			resp, err := plain.Get(fresh("/text"))
 			if err != nil {
 				return err
@@ -121,7 +110,7 @@ func main() {
 			_, err = io.ReadAll(resp.Body)
 			return err
 		}},
-		{name: "web.Client.Fetch, same page", base: "GET 16 KB text, plain net/http", target: "< 1.5x", batch: *batch, run: func(int) error {
+		{Name: "web.Client.Fetch, same page", Base: "GET 16 KB text, plain net/http", Target: "< 1.5×", Batch: *batch, Run: func(int) error {
 			t, err := client.Check(fresh("/text"))
 			if err != nil {
 				return err
@@ -129,64 +118,22 @@ func main() {
 			_, err = client.Fetch(context.Background(), t, false)
 			return err
 		}},
-		{name: "web_fetch tool, same page", base: "GET 16 KB text, plain net/http", target: "< 1.5x", batch: *batch, run: func(int) error {
+		{Name: "web_fetch tool, same page", Base: "GET 16 KB text, plain net/http", Target: "< 1.5×", Batch: *batch, Run: func(int) error {
 			return fetchTool(fresh("/text"))
 		}},
-		{name: "200 KB article to Markdown", target: "< 50 ms", batch: 1, run: func(int) error {
+		{Name: "200 KB article to Markdown", Target: "< 50 ms", Batch: 1, Run: func(int) error {
 			_, err := convert.Markdown(context.Background(), article, pageURL)
 			return err
 		}},
-		{name: "web_fetch tool, 200 KB page from cache", target: "< 1 ms", batch: *batch, run: func(int) error {
+		{Name: "web_fetch tool, 200 KB page from cache", Target: "< 1 ms", Batch: *batch, Run: func(int) error {
 			return fetchTool(srv.URL + "/article")
 		}},
 	}
-	// Warm up: connections, the article in the cache, the code paths.
-	for _, c := range cases {
-		for i := 0; i < 3; i++ {
-			if err := c.run(i); err != nil {
-				log.Fatalf("%s: %v", c.name, err)
-			}
-		}
+	// Three warm-up runs: connections, the article in the cache, the code paths.
+	if err := measure.Rotate(cases, 3, *rounds); err != nil {
+		log.Fatal(err)
 	}
-	for r := 0; r < *rounds; r++ {
-		for i := range cases {
-			c := cases[(i+r)%len(cases)]
-			start, startCPU := time.Now(), cpuTime()
-			for k := 0; k < c.batch; k++ {
-				if err := c.run(k); err != nil {
-					log.Fatalf("%s: %v", c.name, err)
-				}
-			}
-			n := time.Duration(c.batch)
-			c.times = append(c.times, time.Since(start)/n)
-			c.cpu = append(c.cpu, (cpuTime()-startCPU)/n)
-		}
-	}
-	report(cases, *rounds)
-}
-
-func report(cases []*benchCase, rounds int) {
-	medians := map[string][2]time.Duration{}
-	fmt.Printf("web tools, %d rounds, cases interleaved; per call: wall time (median, 90th percentile) and CPU time of this process, server included (median)\n\n", rounds)
-	fmt.Printf("%-40s %10s %10s %8s %10s %8s  %s\n", "case", "wall", "wall p90", "ratio", "cpu", "ratio", "target")
-	for _, c := range cases {
-		slices.Sort(c.times)
-		slices.Sort(c.cpu)
-		m := [2]time.Duration{c.times[len(c.times)/2], c.cpu[len(c.cpu)/2]}
-		p90 := c.times[len(c.times)*9/10]
-		medians[c.name] = m
-		wallRatio, cpuRatio := "", ""
-		if b, ok := medians[c.base]; ok {
-			wallRatio = fmt.Sprintf("%.2fx", float64(m[0])/float64(b[0]))
-			if b[1] > 0 {
-				cpuRatio = fmt.Sprintf("%.2fx", float64(m[1])/float64(b[1]))
-			}
-		}
-		fmt.Printf("%-40s %10s %10s %8s %10s %8s  %s\n", c.name, round(m[0]), round(p90), wallRatio, round(m[1]), cpuRatio, c.target)
-	}
+	fmt.Printf("web tools, %d rounds, cases interleaved; per call: wall time (median, 90th percentile) and CPU time of this process, server included (median)\n\n", *rounds)
+	measure.Table(cases)
 	fmt.Printf("\nratio: the case's median over the plain GET's. The fetch cases run in batches of calls and report the time per call, so the CPU clock's tick does not blur them.\n")
-}
-
-func round(d time.Duration) string {
-	return d.Round(time.Microsecond).String()
 }

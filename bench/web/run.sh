@@ -7,9 +7,6 @@
 # asserted. No network beyond loopback. Extra arguments go to the program
 # (see bench/web/main.go), e.g. -rounds 200.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/webbench" ./bench/web
-echo "web tools, $(go version | cut -d' ' -f3), $(nproc) CPU, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
-"$bin/webbench" "$@"
+. "$(dirname "$0")/../lib.sh"
+bench_build web
+"$bench_bin" "$@"

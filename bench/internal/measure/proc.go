@@ -10,23 +10,32 @@ import (
 
 // ProcCPU reads the user and system CPU time another process has used,
 // from /proc (Linux).
-func ProcCPU(pid int) (time.Duration, error) {
+func ProcCPU(pid int) (time.Duration, error) { return statTicks(pid, 11, 12) }
+
+// ProcChildrenCPU reads the user and system CPU time of the children
+// another process has waited for (its ripgrep runs, its commands), from
+// /proc (Linux): what ProcCPU leaves out.
+func ProcChildrenCPU(pid int) (time.Duration, error) { return statTicks(pid, 13, 14) }
+
+// statTicks sums two fields of /proc/PID/stat that count clock ticks,
+// numbered from 0 after the command name.
+func statTicks(pid, a, b int) (time.Duration, error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
+	// The command name is in parentheses and may hold spaces.
 	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	if len(f) < 13 {
+	if len(f) <= max(a, b) {
 		return 0, fmt.Errorf("short /proc/%d/stat", pid)
 	}
-	utime, err1 := strconv.Atoi(f[11])
-	stime, err2 := strconv.Atoi(f[12])
+	x, err1 := strconv.Atoi(f[a])
+	y, err2 := strconv.Atoi(f[b])
 	if err1 != nil || err2 != nil {
 		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
 	}
 	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond, nil
+	return time.Duration(x+y) * time.Second / ticksPerSecond, nil
 }
 
 // RSS reads a process's resident set size, in KiB, from /proc (Linux);

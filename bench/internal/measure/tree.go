@@ -4,7 +4,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // CopyTree copies the regular files and symlinks of src into dst (a
@@ -56,4 +59,40 @@ func copyFile(from, to string) (int64, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// GoFiles returns the first n .go files of a Go source tree in walk
+// order, those under its strings folder first, so that every run edits
+// the same files.
+func GoFiles(root string, n int) ([]string, error) {
+	var out []string
+	walk := func(dir string) error {
+		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && len(out) < n && d.Type().IsRegular() && strings.HasSuffix(p, ".go") && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+			return err
+		})
+	}
+	if err := walk(filepath.Join(root, "strings")); err != nil {
+		return nil, err
+	}
+	if len(out) < n {
+		if err := walk(root); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ShadowGit is a git command on a repository kept in gitDir beside the
+// work tree, the way several agents snapshot a workspace. It brings its
+// own identity, as a commit needs one, and reads neither the system's
+// configuration nor the user's (HOME is home), so that no setting of the
+// machine's, signing included, changes what a snapshot costs.
+func ShadowGit(gitDir, tree, home string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir, "--work-tree=" + tree,
+		"-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home)
+	return cmd
 }
