@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	lsp "go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/internal/workspace"
@@ -42,13 +43,22 @@ func (s *server) workspaceDirty(raw json.RawMessage) {
 		s.logger.Warn("workspace/dirty with unreadable params ignored", "err", err)
 		return
 	}
-	paths := make([]string, 0, len(p.URIs))
-	for _, u := range p.URIs {
+	s.env.Dirty.Set(s.workspacePaths(p.URIs))
+	if p.Open != nil { // an empty list says no file is open
+		s.env.Dirty.SetOpen(s.workspacePaths(p.Open))
+	}
+}
+
+// workspacePaths is workspacePath of each URI, leaving out the ones
+// outside the workspace.
+func (s *server) workspacePaths(uris []lsp.DocumentURI) []string {
+	paths := make([]string, 0, len(uris))
+	for _, u := range uris {
 		if path, err := s.workspacePath(string(u)); err == nil {
 			paths = append(paths, path)
 		}
 	}
-	s.env.Dirty.Set(paths)
+	return paths
 }
 
 // workspacePath turns an editor URI into the real path the tools use, and

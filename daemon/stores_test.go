@@ -176,3 +176,27 @@ func TestDirtyBufferBlocksEdit(t *testing.T) {
 		t.Fatalf("edit of a dirty file: %+v", res)
 	}
 }
+
+// workspace/dirty's open list says which files the editor's language
+// servers check: an edit of a file outside it, with no diagnostics of its
+// own, returns without waiting for the settle time.
+func TestOpenFilesListedInWorkspaceDirty(t *testing.T) {
+	f := start(t)
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Diagnostics: true}, &protocol.Settings{DiagnosticsSettleMs: 100, PermissionMode: protocol.ModeBypass}), nil)
+	f.write("a.go", "package a\n")
+	f.write("b.go", "package a\n")
+	if err := f.client.Notify(waitCtx(t), protocol.MethodDiagnosticsPublish, protocol.DiagnosticsPublishParams{URI: uri.File(filepath.Join(f.dir, "c.go")), Diagnostics: []lsp.Diagnostic{{Message: "c"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.client.Notify(waitCtx(t), protocol.MethodWorkspaceDirty, protocol.WorkspaceDirtyParams{URIs: []lsp.DocumentURI{}, Open: []lsp.DocumentURI{uri.File(filepath.Join(f.dir, "a.go"))}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.go", "b.go"} {
+		f.tool("read_file", map[string]any{"path": name})
+		res := f.tool("edit_file", map[string]any{"path": name, "old_string": "package a\n", "new_string": "package a\n\nvar x int\n"})
+		waited := strings.Contains(res.Content, "no fresh diagnostics for "+name)
+		if open := name == "a.go"; waited != open {
+			t.Errorf("%s (open: %v) waited for diagnostics: %v; result: %s", name, open, waited, res.Content)
+		}
+	}
+}

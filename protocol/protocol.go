@@ -259,6 +259,11 @@ type DiagnosticsPublishParams struct {
 // WorkspaceDirtyParams lists files with unsaved changes in the editor.
 type WorkspaceDirtyParams struct {
 	URIs []lsp.DocumentURI `json:"uris"`
+	// Open lists the files the editor has open, the ones its language
+	// servers check. A change then waits for fresh diagnostics only of
+	// those and of files that had diagnostics before; absent, the client
+	// does not say, and every file of a kind with diagnostics is waited for.
+	Open []lsp.DocumentURI `json:"open,omitempty"`
 }
 
 // CancelParams is LSP's $/cancelRequest.

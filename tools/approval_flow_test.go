@@ -277,6 +277,37 @@ func TestNoWaitForFilesNothingChecks(t *testing.T) {
 	}
 }
 
+// A file the editor does not have open, and that never had diagnostics,
+// is not checked by most language servers: a change to it does not wait.
+// Once the editor says it is open, the same change waits and reports.
+func TestNoWaitForFilesNotOpenInTheEditor(t *testing.T) {
+	h := newHarness(t)
+	st := diagnostics.NewStore()
+	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
+	h.env.Dirty = &diagnostics.Dirty{}
+	h.env.Dirty.SetOpen([]string{filepath.Join(h.dir, "open.ts")})
+	st.Publish(filepath.Join(h.dir, "other.ts"), []lsp.Diagnostic{{Message: "elsewhere"}})
+	h.env.Settings.SettleTime = time.Hour // a wait would hang the test
+	h.write("closed.ts", "let a = 1;\n")
+	h.readWhole("closed.ts")
+	if got := h.ok("edit_file", editArgs("closed.ts", "1", "2")); strings.Contains(got, "diagnostics") || strings.Contains(got, "problems") {
+		t.Fatalf("an edit of a file that is not open waited for diagnostics: %s", got)
+	}
+
+	h.env.Settings.SettleTime = 50 * time.Millisecond
+	h.env.Dirty.SetOpen([]string{filepath.Join(h.dir, "open.ts"), filepath.Join(h.dir, "closed.ts")})
+	if got := h.ok("edit_file", editArgs("closed.ts", "2", "3")); !strings.Contains(got, "no fresh diagnostics for closed.ts") {
+		t.Fatalf("an edit of an open file did not wait for its diagnostics: %s", got)
+	}
+
+	// A file with diagnostics before is waited for, open or not.
+	h.env.Dirty.SetOpen(nil)
+	st.Publish(filepath.Join(h.dir, "closed.ts"), nil)
+	if got := h.ok("edit_file", editArgs("closed.ts", "3", "4")); !strings.Contains(got, "no fresh diagnostics for closed.ts") {
+		t.Fatalf("an edit of a file with diagnostics before did not wait: %s", got)
+	}
+}
+
 // In acceptEdits, files that run code on checkout, commit, entering the
 // folder or in CI still ask; ordinary files do not.
 func TestAcceptEditsStillAsksForFilesThatRunCode(t *testing.T) {

@@ -55,8 +55,8 @@ const defaultSchedule = (fn: () => void, ms: number) => {
  * DiagnosticsFeeder publishes every file's diagnostics when a daemon
  * starts, then the files whose diagnostics changed, batched: a language
  * server often reports the same file many times in a burst, and only the
- * last report matters. Dirty files are sent the same way, only when the set
- * changes.
+ * last report matters. The editor's buffers (which have unsaved changes,
+ * which are open) are sent the same way, only when they change.
  */
 export class DiagnosticsFeeder implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
@@ -79,6 +79,7 @@ export class DiagnosticsFeeder implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => this.dirtyChanged(e.document)),
       vscode.workspace.onDidSaveTextDocument((d) => this.dirtyChanged(d)),
       vscode.workspace.onDidCloseTextDocument((d) => this.dirtyChanged(d)),
+      vscode.workspace.onDidOpenTextDocument((d) => this.dirtyChanged(d)),
     );
   }
 
@@ -133,17 +134,21 @@ export class DiagnosticsFeeder implements vscode.Disposable {
     }, this.debounceMs);
   }
 
+  /**
+   * Sends the files with unsaved changes, and the files open at all: the
+   * ones language servers check, so the daemon waits for fresh
+   * diagnostics of those only.
+   */
   private sendDirty(): void {
-    const uris = vscode.workspace.textDocuments
-      .filter((d) => d.isDirty && !d.isClosed && isFile(d.uri))
-      .map((d) => d.uri.toString())
-      .sort();
-    const key = uris.join("\n");
+    const docs = vscode.workspace.textDocuments.filter((d) => !d.isClosed && isFile(d.uri));
+    const uris = docs.filter((d) => d.isDirty).map((d) => d.uri.toString()).sort();
+    const open = docs.map((d) => d.uri.toString()).sort();
+    const key = `${uris.join("\n")}\n\n${open.join("\n")}`;
     if (key === this.lastDirty) {
       return;
     }
     this.lastDirty = key;
-    const params: WorkspaceDirtyParams = { uris };
+    const params: WorkspaceDirtyParams = { uris, open };
     this.daemon.notify(MethodWorkspaceDirty, params);
   }
 

@@ -199,6 +199,13 @@ export interface DiagnosticsPublishParams {
 /** WorkspaceDirtyParams lists files with unsaved changes in the editor. */
 export interface WorkspaceDirtyParams {
   uris: DocumentURI[] | null;
+  /**
+   * Open lists the files the editor has open, the ones its language
+   * servers check. A change then waits for fresh diagnostics only of
+   * those and of files that had diagnostics before; absent, the client
+   * does not say, and every file of a kind with diagnostics is waited for.
+   */
+  open?: DocumentURI[];
 }
 
 /** CancelParams is LSP's $/cancelRequest. */

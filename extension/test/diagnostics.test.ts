@@ -127,3 +127,23 @@ test("workspace/dirty is sent when the set of dirty files changes, and only then
   const dirty = daemon.notifications.filter((n) => n.method === "workspace/dirty").map((n) => n.params.uris);
   assert.deepEqual(dirty, [["file:///ws/a.go", "file:///ws/b.go"], ["file:///ws/b.go"]]);
 });
+
+test("workspace/dirty also lists the open files, and is sent when they change", () => {
+  const daemon = new StubDaemon();
+  const s = scheduler();
+  new DiagnosticsFeeder(daemon.asDaemon(), { schedule: s.schedule });
+  fake.addDocument(Uri.file("/ws/a.ts"), "");
+  s.runAll();
+  const b = fake.addDocument(Uri.file("/ws/b.ts"), "");
+  fake.addDocument(Uri.parse("untitled:Untitled-1"), "");
+  s.runAll();
+  b.isClosed = true;
+  fake.events.closeDocument.fire(b);
+  s.runAll();
+  const sent = daemon.notifications.filter((n) => n.method === "workspace/dirty").map((n) => n.params);
+  assert.deepEqual(sent, [
+    { uris: [], open: ["file:///ws/a.ts"] },
+    { uris: [], open: ["file:///ws/a.ts", "file:///ws/b.ts"] },
+    { uris: [], open: ["file:///ws/a.ts"] },
+  ]);
+});

@@ -24,14 +24,23 @@ type problemWatch struct {
 }
 
 // watchProblems is called just before writing. It returns nil when the
-// client sends no diagnostics, or none ever came for files of these kinds
-// (nothing in the editor checks them, so none will come now either).
+// client sends no diagnostics, or none will come for these files: none
+// ever came for files of their kinds (nothing in the editor checks them),
+// or they are neither open in the editor nor had diagnostics before (most
+// language servers check only open files). Waiting for them would hold
+// every such change for the whole settle time.
 func (c *Call) watchProblems(paths []string) *problemWatch {
 	st := c.Env.Diagnostics
 	if st == nil || !c.Env.Capabilities.Diagnostics || c.Env.Settings.Settle() < 0 {
 		return nil
 	}
-	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !st.Checked(p) })
+	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		if !st.Checked(p) {
+			return true
+		}
+		_, seq := st.File(p)
+		return seq == 0 && !c.Env.Dirty.MaybeOpen(p)
+	})
 	if len(paths) == 0 {
 		return nil
 	}

@@ -386,6 +386,7 @@ function newEvents() {
     changeDocument: new EventEmitter<{ document: FakeDocument; contentChanges: unknown[] }>(),
     saveDocument: new EventEmitter<FakeDocument>(),
     closeDocument: new EventEmitter<FakeDocument>(),
+    openDocument: new EventEmitter<FakeDocument>(),
     changeConfiguration: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
     changeFolders: new EventEmitter<unknown>(),
     changeTabs: new EventEmitter<{ opened: unknown[]; closed: unknown[]; changed: unknown[] }>(),
@@ -472,6 +473,7 @@ export const fake = {
   addDocument(uri: Uri, text: string): FakeDocument {
     const d = new FakeDocument(uri, text);
     this.documents.push(d);
+    this.events.openDocument.fire(d);
     return d;
   },
 
@@ -590,6 +592,7 @@ export const workspace = {
   onDidChangeTextDocument: (l: Listener<any>) => fake.events.changeDocument.event(l),
   onDidSaveTextDocument: (l: Listener<any>) => fake.events.saveDocument.event(l),
   onDidCloseTextDocument: (l: Listener<any>) => fake.events.closeDocument.event(l),
+  onDidOpenTextDocument: (l: Listener<any>) => fake.events.openDocument.event(l),
   get textDocuments() {
     return fake.documents;
   },
