@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -44,6 +45,11 @@ func runMCP(args []string) int {
 		fmt.Fprintf(os.Stderr, "tether mcp: --rg: %v\n", err)
 		return 2
 	}
+	// One processor, as for serve (see runServe for the measure that
+	// chose it): an MCP client's calls also mostly wait.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	log := logging.Open(os.Stderr)
 	defer log.Close()
 
@@ -55,7 +61,7 @@ func runMCP(args []string) int {
 
 	out := reserveStdout()
 	defer out.Close()
-	err = mcp.Serve(ctx, os.Stdin, out, mcp.Options{
+	err = mcp.Serve(ctx, reserveStdin(), out, mcp.Options{
 		Registry:   tools.Builtin(),
 		Workspaces: opts.workspaces,
 		Mode:       opts.mode,
