@@ -28,7 +28,13 @@ export function describeUndo(r: UndoResult): { summary: string; details: string;
     const one = conflicts.length === 1;
     summary += `; ${files(conflicts.length)} changed since Tether wrote ${one ? "it" : "them"} and ${one ? "was" : "were"} left alone`;
   }
+  if (r.damaged) {
+    summary += "; part of the checkpoint's record is damaged (see the details)";
+  }
   const lines = [`# Undo of checkpoint ${r.id}`, ""];
+  if (r.damaged) {
+    lines.push("## Damaged record", "", `This checkpoint's ${r.damaged.replace(/^its /, "")}.`, "");
+  }
   if (restored.length > 0) {
     lines.push("## Restored", "", ...restored.map((p) => `- ${p}`), "");
   }
@@ -52,7 +58,7 @@ export function describeUndo(r: UndoResult): { summary: string; details: string;
       "",
     );
   }
-  return { summary: summary + ".", details: lines.join("\n"), clean: conflicts.length === 0 && replaced.length === 0 };
+  return { summary: summary + ".", details: lines.join("\n"), clean: conflicts.length === 0 && replaced.length === 0 && !r.damaged };
 }
 
 export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Promise<void> {
@@ -64,6 +70,12 @@ export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Pr
   if (choice === "Show details") {
     await docs.show("Undo details.md", details);
   }
+}
+
+/** The daemon's damage note ("its record is damaged: …") as a sentence about the checkpoint. */
+function sentence(damaged: string): string {
+  const s = damaged.replace(/^its /, "Its ");
+  return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
 /** "just now", "5 minutes ago", "yesterday", "3 days ago": how long ago t was. */
@@ -105,11 +117,16 @@ export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number 
   const files = c.files ?? [];
   const when = relativeTime(Date.parse(c.created), now);
   const from = entry?.calls.length ? ` · ${entry.calls.join(", ")}` : "";
+  const icon = c.damaged ? "$(warning)" : c.undone ? "$(discard)" : "$(history)";
+  const state = [c.undone ? "undone" : "", c.damaged ? "damaged" : ""].filter(Boolean).join(", ");
+  const listed = files.map((f) => fileWithCounts(f, entry?.files)).join(", ");
   return {
     id: c.id,
-    label: `${c.undone ? "$(discard)" : "$(history)"} ${c.summary || c.id}${c.undone ? " (undone)" : ""}`,
+    label: `${icon} ${c.summary || c.id}${state ? ` (${state})` : ""}`,
     description: `${when}${from}`,
-    detail: files.map((f) => fileWithCounts(f, entry?.files)).join(", "),
+    // The damage says what undo can and cannot put back: the user needs
+    // it before choosing to undo, not after.
+    detail: c.damaged ? `${listed ? `${listed} · ` : ""}${sentence(c.damaged)}` : listed,
   };
 }
 
@@ -136,7 +153,9 @@ export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments, reque
   await docs.show(`checkpoint-${picked.id}.diff`, shown.diff || "(no changes recorded)\n");
   const cp = checkpoints.find((c) => c.id === picked.id);
   if (cp && !cp.undone) {
-    const choice = await vscode.window.showInformationMessage(`Undo “${cp.summary || cp.id}”?`, "Undo this request");
+    const choice = cp.damaged
+      ? await vscode.window.showWarningMessage(`Undo “${cp.summary || cp.id}”? ${sentence(cp.damaged)}`, "Undo this request")
+      : await vscode.window.showInformationMessage(`Undo “${cp.summary || cp.id}”?`, "Undo this request");
     if (choice === "Undo this request") {
       await undo(daemon, docs, cp.id);
     }

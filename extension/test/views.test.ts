@@ -117,3 +117,15 @@ test("staged changes are listed and apply results reported", () => {
     ok: false,
   });
 });
+
+test("a damaged checkpoint says so in the list, and its undo is not called clean", () => {
+  const created = Date.parse("2026-01-02T03:04:05Z");
+  const note = "its record is damaged: 1 entry could not be read; undo cannot put back b.go. Undo can still put back the 1 file it lists readably; a change recorded in the damaged part cannot be undone";
+  const item = checkpointItem({ id: "9", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go", files: ["a.go"], undone: false, damaged: note }, undefined, created);
+  assert.equal(item.label, "$(warning) edited a.go (damaged)");
+  assert.match(item.detail ?? "", /^a\.go · Its record is damaged: 1 entry could not be read; undo cannot put back b\.go\. .*cannot be undone\.$/);
+  const r = describeUndo({ id: "9", restored: ["a.go"], conflicts: [{ path: "b.go", reason: "recorded in the damaged part" }], damaged: note });
+  assert.equal(r.clean, false);
+  assert.match(r.summary, /part of the checkpoint's record is damaged/);
+  assert.match(r.details, /## Damaged record\n\nThis checkpoint's record is damaged: 1 entry could not be read/);
+});
