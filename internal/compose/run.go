@@ -354,12 +354,12 @@ func preludeBytecode() ([]byte, error) {
 }
 
 // framePos finds line:column of the program in a stack trace.
-var framePos = regexp.MustCompile(`<eval>:(\d+):(\d+)`)
+var framePos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<eval>:(\d+):(\d+)`) })
 
 // position is where in the program as written an exception was thrown:
 // the first frame of the stack that is in the program, not the prelude.
 func (rn *run) position(stack string) (line, col int) {
-	for _, m := range framePos.FindAllStringSubmatch(stack, -1) {
+	for _, m := range framePos().FindAllStringSubmatch(stack, -1) {
 		l, _ := strconv.Atoi(m[1])
 		c, _ := strconv.Atoi(m[2])
 		if l > rn.lineOffset && l < preludeLine {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -136,7 +137,7 @@ func split(data []byte) (fm []byte, fmLine int, body []byte, bodyLine int, err *
 }
 
 // yamlLine finds the line number in a YAML error message.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // parserProblems are the YAML parser's messages, whose line numbers count
 // from 0; the scanner's (every other message) count from 1.
@@ -170,7 +171,7 @@ func Parse(data []byte) (Page, error) {
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 1 // the YAML library leaves out a first line
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 			if parserProblems[msg] {
