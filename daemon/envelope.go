@@ -205,28 +205,7 @@ func requestID(raw []byte) (echo []byte, ok bool) {
 }
 
 // scanID looks for the top-level "id" of a message given only its start,
-// so an oversized request can still be answered by id. It gives up (nil)
-// when the id comes after a value too long for head.
+// so an oversized request can still be answered by id.
 func scanID(head []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil
-		}
-		if key == "id" {
-			if id, ok := requestID(value); ok {
-				return id
-			}
-			return nil
-		}
-	}
-	return nil
+	return jsonscan.LeadingID(head, requestID)
 }

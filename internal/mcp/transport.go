@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tether-dev/tether/internal/jsonscan"
 )
 
 // MaxLineBytes bounds one message from the client. A longer line is
@@ -379,28 +381,7 @@ func checkID(raw json.RawMessage) (json.RawMessage, bool) {
 }
 
 // scanID looks for the top-level "id" of a message given only its start
-// (a line cut short, or one that is not valid JSON further on). It gives
-// up (nil) when the id is not among the keys it can read.
+// (a line cut short, or one that is not valid JSON further on).
 func scanID(head []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil
-		}
-		if key == "id" {
-			if id, ok := checkID(value); ok {
-				return id
-			}
-			return nil
-		}
-	}
-	return nil
+	return jsonscan.LeadingID(head, func(raw []byte) ([]byte, bool) { return checkID(raw) })
 }
