@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/internal/logging"
@@ -45,23 +41,12 @@ func runMCP(args []string) int {
 		fmt.Fprintf(os.Stderr, "tether mcp: --rg: %v\n", err)
 		return 2
 	}
-	// One processor, as for serve (see runServe for the measure that
-	// chose it): an MCP client's calls also mostly wait.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	log := logging.Open(os.Stderr)
 	defer log.Close()
 
-	// As for serve: a client gone away must fail a write, not kill tether
-	// before it stops its tools' processes.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	out := reserveStdout()
-	defer out.Close()
-	err = mcp.Serve(ctx, reserveStdin(), out, mcp.Options{
+	ctx, in, out, done := stdioServer()
+	defer done()
+	err = mcp.Serve(ctx, in, out, mcp.Options{
 		Registry:   tools.Builtin(),
 		Workspaces: opts.workspaces,
 		Mode:       opts.mode,
