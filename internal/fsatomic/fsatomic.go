@@ -426,13 +426,28 @@ func RenameNoReplaceIn(fromRoot *os.Root, from string, toRoot *os.Root, to strin
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
 	if dirSyncWorks {
-		for _, d := range []*os.File{td, fd} {
+		dirs := []*os.File{td}
+		if !sameFile(fd, td) { // a rename within one folder needs one flush, not two
+			dirs = append(dirs, fd)
+		}
+		for _, d := range dirs {
 			if err := syncTolerant(d); err != nil {
 				return &DurabilityError{Op: "rename", Path: to, Err: err}
 			}
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether a and b are open on the same file; when either
+// cannot be asked, it says no, which only costs a flush.
+func sameFile(a, b *os.File) bool {
+	ai, err := a.Stat()
+	if err != nil {
+		return false
+	}
+	bi, err := b.Stat()
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // RemoveIn removes the file name beneath root and syncs its folder. When
