@@ -57,6 +57,7 @@ func (b *bench) checkpoints() error {
 
 	tc, gc, err := interleave(b.o.rounds, func(i int) (time.Duration, error) {
 		req := fmt.Sprintf("one-file-%d", i)
+		measure.Flush()
 		t0 := time.Now()
 		if err := store.Save(req, target); err != nil {
 			return 0, err
@@ -72,6 +73,7 @@ func (b *bench) checkpoints() error {
 		if err := change(); err != nil {
 			return 0, err
 		}
+		measure.Flush()
 		t0 := time.Now()
 		if err := git("add", "-A"); err != nil {
 			return 0, err
