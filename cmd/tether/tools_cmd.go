@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/tether-dev/tether/internal/memory"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -54,9 +55,10 @@ func toolsMain(args []string, cio cmdIO) int {
 }
 
 // headlessEnv is what `tether call` can offer the tools: a terminal to ask
-// the user, no editor, no model.
+// the user and the project's stores (memory among them), no editor, no
+// model. The store here is only a stand-in for the one a call opens.
 func headlessEnv() *tool.Env {
-	return &tool.Env{Capabilities: protocol.ClientCapabilities{AskUser: true}}
+	return &tool.Env{Capabilities: protocol.ClientCapabilities{AskUser: true}, Memory: &memory.Store{}}
 }
 
 // printUnavailable lists the tools a run like env cannot offer, and why.

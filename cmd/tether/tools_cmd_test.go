@@ -102,3 +102,24 @@ func TestToolsSaysWhatIsUnavailableHeadless(t *testing.T) {
 		t.Errorf("read_file is listed as unavailable:\n%s", tail)
 	}
 }
+
+// The table's footer names the tools `tether call` cannot run, each with
+// the reason; the memory tools run headless (a call opens the project's
+// memory), so they are not among them.
+func TestToolsTableNamesWhatHeadlessLacks(t *testing.T) {
+	r := runToolsIn(t)
+	_, footer, ok := strings.Cut(r.stdout, "Unavailable headless")
+	if !ok {
+		t.Fatalf("no footer of unavailable tools:\n%s", r.stdout)
+	}
+	for _, name := range []string{"problems", "shell_output", "shell_kill", "agent"} {
+		if !strings.Contains(footer, "  "+name+": needs ") {
+			t.Errorf("%s is not named with its need in the footer:\n%s", name, footer)
+		}
+	}
+	for _, name := range []string{"remember", "memory_read", "memory_search", "memory_archive"} {
+		if strings.Contains(footer, "  "+name+":") {
+			t.Errorf("%s is listed as unavailable headless, yet tether call runs it:\n%s", name, footer)
+		}
+	}
+}
