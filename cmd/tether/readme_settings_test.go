@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/daemon"
+	"github.com/tether-dev/tether/internal/compose"
+	"github.com/tether-dev/tether/internal/memory"
+	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/web"
+	"github.com/tether-dev/tether/undo"
+)
+
+// The README's settings table gives each setting's default by hand; this
+// test holds every number there to the default the code applies.
+func TestREADMESettingsTableHasTheDefaultsInForce(t *testing.T) {
+	numbers := map[string]int64{
+		"tokenBudget":         tool.DefaultTokenBudget,
+		"undoKeep":            undo.DefaultKeep,
+		"shellTimeout":        int64(shell.DefaultTimeout / time.Second),
+		"diagnosticsSettleMs": int64(tool.DefaultSettleTime / time.Millisecond),
+		"agentMaxTurns":       tool.DefaultAgentMaxTurns,
+		"memoryMaxBytes":      memory.DefaultMaxBytes,
+		"webTimeout":          int64(web.DefaultTimeout / time.Second),
+		"webMaxBytes":         web.DefaultMaxBytes,
+		"composeTimeout":      int64(compose.DefaultTimeout / time.Second),
+		"composeMemoryBytes":  compose.DefaultMemoryBytes,
+		"composeMaxCalls":     compose.DefaultMaxCalls,
+		"maxCallsInFlight":    daemon.DefaultMaxCallsInFlight,
+	}
+	// Settings whose default is a word, not a number.
+	words := map[string]bool{"permissionMode": true, "rgPath": true, "logLevel": true, "webAllowedHosts": true,
+		"webPrivateHosts": true, "webSearchEndpoint": true, "braveApiKey": true}
+
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(raw), "| setting | default | meaning |\n| --- | --- | --- |\n")
+	if !ok {
+		t.Fatal("the README has no settings table")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	seen := map[string]bool{}
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(row, " | ")
+		if len(cells) < 3 {
+			t.Errorf("a row of the settings table is not a row: %q", row)
+			continue
+		}
+		name := strings.Trim(strings.TrimPrefix(cells[0], "| "), "`")
+		seen[name] = true
+		want, isNumber := numbers[name]
+		switch {
+		case isNumber:
+			first, _, _ := strings.Cut(cells[1], " ")
+			got, err := strconv.ParseInt(first, 10, 64)
+			if err != nil || got != want {
+				t.Errorf("the README gives %s a default of %q; the code's is %d", name, cells[1], want)
+			}
+		case !words[name]:
+			t.Errorf("the README's settings table has %s, which this test does not know: add its default here", name)
+		}
+	}
+	for name := range numbers {
+		if !seen[name] {
+			t.Errorf("the README's settings table has no row for %s", name)
+		}
+	}
+}
