@@ -13,6 +13,8 @@ import (
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/web"
+	"github.com/tether-dev/tether/internal/web/convert"
+	"github.com/tether-dev/tether/internal/web/fetch"
 	"github.com/tether-dev/tether/undo"
 )
 
@@ -72,4 +74,53 @@ func TestREADMESettingsTableHasTheDefaultsInForce(t *testing.T) {
 			t.Errorf("the README's settings table has no row for %s", name)
 		}
 	}
+}
+
+// The web and compose sections state their tools' limits in words; this
+// test holds each to the constant that enforces it.
+func TestREADMEStatesTheToolLimitsInForce(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := func(heading string) string {
+		_, s, ok := strings.Cut(string(raw), "\n"+heading+"\n")
+		if !ok {
+			t.Fatalf("the README has no section %q", heading)
+		}
+		s, _, _ = strings.Cut(s, "\n## ")
+		return strings.Join(strings.Fields(s), " ") // lines wrap anywhere
+	}
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	mb := func(n int64) string { return itoa(n>>20) + " MB" }
+	for heading, phrases := range map[string][]string{
+		"## Web tools": {
+			"URLs over " + thousands(fetch.MaxURLLength) + " characters",
+			"at most " + itoa(fetch.MaxRedirects) + ", only within the same scheme",
+			"(" + itoa(int64(web.CacheTTL/time.Minute)) + " minutes, " + mb(web.PageCacheBytes) + ")",
+			itoa(int64(fetch.DefaultTimeout/time.Second)) + " s and " + mb(fetch.DefaultMaxBytes) + " per fetch",
+			"at most " + mb(convert.MaxInput) + " of HTML",
+		},
+		"## Compose programs": {
+			"source " + itoa(compose.DefaultSourceBytes>>10) + " KB, memory " + mb(compose.DefaultMemoryBytes) +
+				", time " + itoa(int64(compose.DefaultTimeout/time.Second)) + " s, " + itoa(compose.DefaultMaxCalls) + " tool calls, " +
+				itoa(compose.MaxConcurrentCalls) + " calls at once (the rest wait their turn), " + itoa(compose.MaxLogLines) + " log lines",
+		},
+	} {
+		text := section(heading)
+		for _, p := range phrases {
+			if !strings.Contains(text, p) {
+				t.Errorf("the README's %q section does not say %q", heading, p)
+			}
+		}
+	}
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
