@@ -31,6 +31,9 @@ func (s *server) publishDiagnostics(raw json.RawMessage) {
 		return
 	}
 	s.env.Diagnostics.Publish(path, p.Diagnostics)
+	if s.env.Dirty.Closed(path) {
+		s.env.Diagnostics.NoteClosedPublish(path)
+	}
 }
 
 func (s *server) workspaceDirty(raw json.RawMessage) {

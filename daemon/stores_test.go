@@ -199,4 +199,15 @@ func TestOpenFilesListedInWorkspaceDirty(t *testing.T) {
 			t.Errorf("%s (open: %v) waited for diagnostics: %v; result: %s", name, open, waited, res.Content)
 		}
 	}
+
+	// Diagnostics of d.go arrive while it is not open: its language
+	// server checks closed files, so a change to closed b.go waits now.
+	if err := f.client.Notify(waitCtx(t), protocol.MethodDiagnosticsPublish, protocol.DiagnosticsPublishParams{URI: uri.File(filepath.Join(f.dir, "d.go")), Diagnostics: []lsp.Diagnostic{{Message: "d"}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.tool("read_file", map[string]any{"path": "b.go"})
+	res := f.tool("edit_file", map[string]any{"path": "b.go", "old_string": "var x int", "new_string": "var y int"})
+	if !strings.Contains(res.Content, "no fresh diagnostics for b.go") {
+		t.Errorf("closed b.go was not waited for after a closed file of its kind got diagnostics: %s", res.Content)
+	}
 }

@@ -31,6 +31,10 @@ type Store struct {
 	// exts are the file extensions diagnostics have ever come for: a sign
 	// that something in the editor checks files of that kind.
 	exts map[string]bool
+	// closedExts are those diagnostics have come for while the file was
+	// not open in the editor: something checks files of that kind open or
+	// not (gopls does, a linter of open files does not).
+	closedExts map[string]bool
 }
 
 type entry struct {
@@ -40,7 +44,7 @@ type entry struct {
 
 // NewStore makes an empty store.
 func NewStore() *Store {
-	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), exts: map[string]bool{}}
+	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), exts: map[string]bool{}, closedExts: map[string]bool{}}
 }
 
 // Publish replaces the diagnostics of one file (an absolute path). An empty
@@ -107,6 +111,25 @@ func (s *Store) Checked(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exts[filepath.Ext(path)]
+}
+
+// NoteClosedPublish records that path's diagnostics came while the file
+// was not open in the editor.
+func (s *Store) NoteClosedPublish(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.closedExts) < maxExts {
+		s.closedExts[filepath.Ext(path)] = true
+	}
+}
+
+// ChecksClosedFiles reports whether diagnostics have come for a file of
+// path's kind while it was not open: a change to such a file, open or
+// not, may be reported on.
+func (s *Store) ChecksClosedFiles(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closedExts[filepath.Ext(path)]
 }
 
 // File returns path's diagnostics and the sequence number of their publish

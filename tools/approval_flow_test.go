@@ -306,6 +306,15 @@ func TestNoWaitForFilesNotOpenInTheEditor(t *testing.T) {
 	if got := h.ok("edit_file", editArgs("closed.ts", "3", "4")); !strings.Contains(got, "no fresh diagnostics for closed.ts") {
 		t.Fatalf("an edit of a file with diagnostics before did not wait: %s", got)
 	}
+
+	// A kind whose closed files have had diagnostics (gopls checks them
+	// all) is waited for even in a closed file that never had any.
+	h.write("new.ts", "let b = 1;\n")
+	h.readWhole("new.ts")
+	st.NoteClosedPublish(filepath.Join(h.dir, "other.ts"))
+	if got := h.ok("edit_file", editArgs("new.ts", "1", "2")); !strings.Contains(got, "no fresh diagnostics for new.ts") {
+		t.Fatalf("an edit of a closed file of a kind checked while closed did not wait: %s", got)
+	}
 }
 
 // In acceptEdits, files that run code on checkout, commit, entering the

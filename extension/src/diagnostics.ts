@@ -83,18 +83,22 @@ export class DiagnosticsFeeder implements vscode.Disposable {
     );
   }
 
-  /** Sends everything, as a fresh daemon knows nothing. */
+  /**
+   * Sends everything, as a fresh daemon knows nothing: the open files
+   * first, so the daemon can tell which diagnostics came for files that
+   * are not open (a sign their language server checks closed files too).
+   */
   publishAll(): void {
     this.timer?.dispose();
     this.timer = undefined;
     this.pending.clear();
+    this.lastDirty = "";
+    this.sendDirty();
     for (const [uri, diags] of vscode.languages.getDiagnostics()) {
       if (isFile(uri)) {
         this.publish(uri, diags);
       }
     }
-    this.lastDirty = "";
-    this.sendDirty();
   }
 
   private changed(uris: readonly vscode.Uri[]): void {

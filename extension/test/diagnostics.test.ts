@@ -104,9 +104,9 @@ test("a daemon start gets every file's diagnostics and the dirty files", () => {
   assert.deepEqual(
     daemon.notifications.map((n) => [n.method, n.params.uri ?? n.params.uris]),
     [
+      ["workspace/dirty", ["file:///ws/z.go"]],
       ["diagnostics/publish", "file:///ws/a.go"],
       ["diagnostics/publish", "file:///ws/b.go"],
-      ["workspace/dirty", ["file:///ws/z.go"]],
     ],
   );
 });

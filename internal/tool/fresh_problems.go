@@ -26,9 +26,10 @@ type problemWatch struct {
 // watchProblems is called just before writing. It returns nil when the
 // client sends no diagnostics, or none will come for these files: none
 // ever came for files of their kinds (nothing in the editor checks them),
-// or they are neither open in the editor nor had diagnostics before (most
-// language servers check only open files). Waiting for them would hold
-// every such change for the whole settle time.
+// or they are not open in the editor, had no diagnostics before, and no
+// file of their kind ever got diagnostics while closed (most language
+// servers check only open files; gopls checks them all). Waiting for them
+// would hold every such change for the whole settle time.
 func (c *Call) watchProblems(paths []string) *problemWatch {
 	st := c.Env.Diagnostics
 	if st == nil || !c.Env.Capabilities.Diagnostics || c.Env.Settings.Settle() < 0 {
@@ -39,7 +40,7 @@ func (c *Call) watchProblems(paths []string) *problemWatch {
 			return true
 		}
 		_, seq := st.File(p)
-		return seq == 0 && !c.Env.Dirty.MaybeOpen(p)
+		return seq == 0 && !c.Env.Dirty.MaybeOpen(p) && !st.ChecksClosedFiles(p)
 	})
 	if len(paths) == 0 {
 		return nil
