@@ -147,8 +147,7 @@ func TestReusedIDOfARunningCallIsInvalid(t *testing.T) {
 	f := start(t)
 	f.initialize()
 	ctx := waitCtx(t)
-	first, err := f.client.Go(ctx, "same", protocol.MethodToolsCall, map[string]any{"name": "block"})
-	if err != nil {
+	if _, err := f.client.Go(ctx, "same", protocol.MethodToolsCall, map[string]any{"name": "block"}); err != nil {
 		t.Fatal(err)
 	}
 	<-f.tools.started
@@ -161,7 +160,7 @@ func TestReusedIDOfARunningCallIsInvalid(t *testing.T) {
 		t.Fatalf("reused id: %v", err)
 	}
 	// The client's reply map held one entry per id; re-register for the first.
-	first = f.client.Expect("same")
+	first := f.client.Expect("same")
 	if err := first.Cancel(ctx); err != nil {
 		t.Fatal(err)
 	}

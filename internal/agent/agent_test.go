@@ -117,9 +117,8 @@ type fixture struct {
 	sess *tool.Session
 	reg  *tool.Registry
 
-	block    *blocker
-	seq      int
-	requests string
+	block *blocker
+	seq   int
 }
 
 // blocker is a stand-in for grep that blocks until released or cancelled,

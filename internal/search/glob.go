@@ -314,8 +314,7 @@ func globClass(p string) (string, int, error) {
 			return `[` + body.String() + `]`, i + 1, nil
 		}
 		if c == '\\' && i+1 < len(p) {
-			i++
-			c = p[i]
+			i++ // the escaped character is taken as it is, below
 		} else if c == '-' && !first && i+1 < len(p) && p[i+1] != ']' {
 			body.WriteByte('-')
 			i++

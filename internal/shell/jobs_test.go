@@ -75,6 +75,9 @@ func TestJobReportsStatusExitCodeAndNewOutput(t *testing.T) {
 		t.Errorf("job = %s pid %d log %s", j.ID, j.Pid, j.LogPath)
 	}
 	out, s := readUntil(t, j, nil, func(all string, _ Snapshot) bool { return all == "first\n" })
+	if out != "first\n" {
+		t.Errorf("output = %q, want the first line", out)
+	}
 	if !s.Running {
 		t.Errorf("the job is reported ended while it waits")
 	}
