@@ -7,6 +7,7 @@ package diagnostics
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -35,7 +36,15 @@ type Store struct {
 	// not open in the editor: something checks files of that kind open or
 	// not (gopls does, a linter of open files does not).
 	closedExts map[string]bool
+	// latencies are, per extension, the last few times from a write to
+	// the publish that changed the written file's diagnostics: how long
+	// the language server of that kind takes, as seen here.
+	latencies map[string][]time.Duration
 }
+
+// keptLatencies is how many latencies are kept per kind of file: enough
+// to remember a slow check, few enough to follow a server that got faster.
+const keptLatencies = 8
 
 type entry struct {
 	diags []lsp.Diagnostic
@@ -44,7 +53,7 @@ type entry struct {
 
 // NewStore makes an empty store.
 func NewStore() *Store {
-	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), exts: map[string]bool{}, closedExts: map[string]bool{}}
+	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), exts: map[string]bool{}, closedExts: map[string]bool{}, latencies: map[string][]time.Duration{}}
 }
 
 // Publish replaces the diagnostics of one file (an absolute path). An empty
@@ -130,6 +139,34 @@ func (s *Store) ChecksClosedFiles(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closedExts[filepath.Ext(path)]
+}
+
+// NoteLatency records that the diagnostics of path changed d after it
+// was written.
+func (s *Store) NoteLatency(path string, d time.Duration) {
+	ext := filepath.Ext(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.latencies[ext]
+	if l == nil && len(s.latencies) >= maxExts {
+		return
+	}
+	if len(l) == keptLatencies {
+		l = l[1:]
+	}
+	s.latencies[ext] = append(l, d)
+}
+
+// SlowestLatency is the slowest of the recent latencies noted for files
+// of path's kind, and whether there was any.
+func (s *Store) SlowestLatency(path string) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.latencies[filepath.Ext(path)]
+	if len(l) == 0 {
+		return 0, false
+	}
+	return slices.Max(l), true
 }
 
 // File returns path's diagnostics and the sequence number of their publish

@@ -262,6 +262,41 @@ func TestUnchangedRepublishDoesNotEndTheWait(t *testing.T) {
 	}
 }
 
+// Once the editor has been seen to report on a kind of file, a change to
+// such a file waits twice the slowest report seen (at least a second),
+// not the whole settle time: a clean edit of a clean file gets no publish
+// at all, and would otherwise wait it out every time.
+func TestTheWaitLearnsTheLanguageServersPace(t *testing.T) {
+	h := newHarness(t)
+	st := diagnostics.NewStore()
+	h.env.Diagnostics, h.env.Capabilities.Diagnostics = st, true
+	h.env.Settings.SettleTime = time.Hour // an unbounded wait would hang the test
+	path := h.write("calc.ts", "let sum = 0;\n")
+	h.readWhole("calc.ts")
+	st.Publish(path, nil)
+	go func() {
+		for {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "zero") {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		st.Publish(path, []lsp.Diagnostic{{Severity: 1, Message: "Type 'string' is not assignable to type 'number'."}})
+	}()
+	if got := h.ok("edit_file", editArgs("calc.ts", "let sum = 0;", "let sum: number = \"zero\";")); !strings.Contains(got, "not assignable") {
+		t.Fatalf("the type error was not reported: %s", got)
+	}
+	if slowest, ok := st.SlowestLatency(path); !ok || slowest <= 0 {
+		t.Fatalf("no latency noted for .ts: %v %v", slowest, ok)
+	}
+
+	// The fix: no publish comes. The wait ends after a second, the floor.
+	got := h.ok("edit_file", editArgs("calc.ts", "\"zero\"", "0"))
+	if !strings.Contains(got, "no fresh diagnostics for calc.ts within 1s") {
+		t.Fatalf("the wait did not end at the learned bound: %s", got)
+	}
+}
+
 // A kind of file nothing in the editor checks gets no wait and no note.
 func TestNoWaitForFilesNothingChecks(t *testing.T) {
 	h := newHarness(t)

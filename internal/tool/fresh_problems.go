@@ -17,11 +17,16 @@ import (
 // write, so that afterwards only the problems the change introduced are
 // reported, and only from a publish that came after the write.
 type problemWatch struct {
-	c      *Call
-	seq    uint64
-	paths  []string
-	before map[string][]lsp.Diagnostic
+	c       *Call
+	seq     uint64
+	paths   []string
+	before  map[string][]lsp.Diagnostic
+	written time.Time // just before the write
 }
+
+// quietFloor is the least a change waits for diagnostics once their
+// language server's pace is known; see problemWatch.wait.
+const quietFloor = time.Second
 
 // watchProblems is called just before writing. It returns nil when the
 // client sends no diagnostics, or none will come for these files: none
@@ -45,26 +50,45 @@ func (c *Call) watchProblems(paths []string) *problemWatch {
 	if len(paths) == 0 {
 		return nil
 	}
-	w := &problemWatch{c: c, seq: st.Seq(), paths: paths, before: map[string][]lsp.Diagnostic{}}
+	w := &problemWatch{c: c, seq: st.Seq(), paths: paths, before: map[string][]lsp.Diagnostic{}, written: time.Now()}
 	for _, p := range paths {
 		w.before[p], _ = st.File(p)
 	}
 	return w
 }
 
+// wait is how long the change waits at most: the settle time, or less
+// once a change to files of each kind has been seen to change their
+// diagnostics: twice the slowest of those recent latencies, and at least
+// quietFloor. A clean edit of a clean file gets no publish at all (the
+// editor reports no change from nothing to nothing), so without this
+// bound every such edit would wait the whole settle time.
+func (w *problemWatch) wait() time.Duration {
+	settle := w.c.Env.Settings.Settle()
+	var quiet time.Duration
+	for _, p := range w.paths {
+		slowest, ok := w.c.Env.Diagnostics.SlowestLatency(p)
+		if !ok {
+			return settle
+		}
+		quiet = max(quiet, 2*slowest, quietFloor)
+	}
+	return min(settle, quiet)
+}
+
 // report waits for the written files' diagnostics to change after the
-// write, up to the settle time, and describes the new problems, or says
-// none came. The wait ends as soon as every file's diagnostics changed. A
-// publish that repeats a file's diagnostics unchanged does not end it: a
-// language server often re-sends what it had (its syntax pass, say) before
-// its slower checks report; when the settle time ends, the last publish
-// after the write stands.
+// write, up to wait(), and describes the new problems, or says none came.
+// The wait ends as soon as every file's diagnostics changed. A publish
+// that repeats a file's diagnostics unchanged does not end it: a language
+// server often re-sends what it had (its syntax pass, say) before its
+// slower checks report; when the wait ends, the last publish after the
+// write stands.
 func (w *problemWatch) report(ctx context.Context) string {
 	if w == nil {
 		return ""
 	}
-	settle := w.c.Env.Settings.Settle()
-	wctx, cancel := context.WithTimeout(ctx, settle)
+	settle := w.wait()
+	wctx, cancel := context.WithDeadline(ctx, w.written.Add(settle))
 	defer cancel()
 	started := time.Now()
 	st := w.c.Env.Diagnostics
@@ -86,8 +110,9 @@ func (w *problemWatch) report(ctx context.Context) string {
 		for p := range fresh {
 			d, seq := st.File(p)
 			latest[p] = d
-			if !sameDiagnostics(w.before[p], d) {
+			if !sameDiagnostics(w.before[p], d) && !changed[p] {
 				changed[p] = true
+				st.NoteLatency(p, time.Since(w.written))
 			}
 			next = max(next, seq)
 		}
