@@ -24,6 +24,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/daemon"
+	"github.com/tether-dev/tether/internal/rpctest"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -188,7 +189,7 @@ const memoryCeiling = 160 << 20
 // draining; then it answers shutdown.
 func TestClientThatStopsReadingKeepsMemoryBounded(t *testing.T) {
 	bin := binary(t)
-	if _, err := procKiB(os.Getpid(), "VmHWM"); err != nil {
+	if _, err := rpctest.ProcKiB(os.Getpid(), "VmHWM"); err != nil {
 		t.Skipf("no /proc to read memory from: %v", err)
 	}
 	ws, home := t.TempDir(), t.TempDir()
@@ -300,7 +301,7 @@ func TestClientThatStopsReadingKeepsMemoryBounded(t *testing.T) {
 			last = n
 		}
 	}
-	saturated, err := procKiB(cmd.Process.Pid, "VmRSS")
+	saturated, err := rpctest.ProcKiB(cmd.Process.Pid, "VmRSS")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestClientThatStopsReadingKeepsMemoryBounded(t *testing.T) {
 	}
 	readUntil(ids...)
 	<-done
-	peak, err := procKiB(cmd.Process.Pid, "VmHWM")
+	peak, err := rpctest.ProcKiB(cmd.Process.Pid, "VmHWM")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,19 +362,4 @@ func readReplyID(r *bufio.Reader) (string, int, error) {
 		}
 	}
 	return "", n, errors.New("a reply without an id")
-}
-
-// procKiB reads a memory figure of a process, in KiB, from /proc: VmRSS
-// for now, VmHWM for the peak.
-func procKiB(pid int, field string) (int, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(l, field+":"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }

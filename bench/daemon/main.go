@@ -77,7 +77,7 @@ func run(bin string, calls, starts int) error {
 	if err := initialize(d, ws); err != nil {
 		return err
 	}
-	rss, err := measure.RSS(d.Pid(), "VmRSS")
+	rss, err := rpctest.ProcKiB(d.Pid(), "VmRSS")
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func run(bin string, calls, starts int) error {
 		// CPU time does not depend on how busy the machine is; latency does.
 		row{"daemon CPU (user+sys) per read_file call", measure.Us((cpu1 - cpu0) / time.Duration(calls+calls/10)), ""},
 	)
-	if rss, err = measure.RSS(d.Pid(), "VmRSS"); err == nil {
+	if rss, err = rpctest.ProcKiB(d.Pid(), "VmRSS"); err == nil {
 		rows = append(rows, row{fmt.Sprintf("RSS after %d calls", calls), measure.MiB(rss), ""})
 	}
 	print(rows)

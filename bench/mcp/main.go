@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/bench/internal/measure"
+	"github.com/tether-dev/tether/internal/rpctest"
 )
 
 func main() {
@@ -331,7 +332,7 @@ func (s *server) time(wall, cpu *[]time.Duration, timed bool, name string, args 
 // peakRSS is the server process's high-water resident set in KiB; 0 where
 // it cannot be read.
 func (s *server) peakRSS() int {
-	kib, _ := measure.RSS(s.conn.cmd.Process.Pid, "VmHWM")
+	kib, _ := rpctest.ProcKiB(s.conn.cmd.Process.Pid, "VmHWM")
 	return kib
 }
 

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/bench/internal/measure"
+	"github.com/tether-dev/tether/internal/rpctest"
 )
 
 type options struct {
@@ -307,11 +308,11 @@ func (b *bench) calls() error {
 		return err
 	}
 	defer n.stop()
-	idle, err := measure.RSS(t.pid(), "VmRSS")
+	idle, err := rpctest.ProcKiB(t.pid(), "VmRSS")
 	if err != nil {
 		return err
 	}
-	peerIdle, _ := measure.RSS(p.pid(), "VmRSS")
+	peerIdle, _ := rpctest.ProcKiB(p.pid(), "VmRSS")
 
 	// An unknown method: the protocol's own cost, against the floor.
 	tu, nu, err := interleave(b.o.calls, func(int) (time.Duration, error) {
@@ -396,11 +397,11 @@ func (b *bench) calls() error {
 	}
 	b.add(row{"edit_file on a 1 MiB file, median", measure.Ms(measure.Median(te)), measure.Ms(measure.Median(pe)), measure.Ratio(measure.Median(te), measure.Median(pe)), "", ""})
 
-	peak, err := measure.RSS(t.pid(), "VmHWM")
+	peak, err := rpctest.ProcKiB(t.pid(), "VmHWM")
 	if err != nil {
 		return err
 	}
-	peerPeak, _ := measure.RSS(p.pid(), "VmHWM")
+	peerPeak, _ := rpctest.ProcKiB(p.pid(), "VmHWM")
 	b.add(row{"idle RSS after initialize", measure.MiB(idle), measure.MiB(peerIdle), "", "< 15 MiB", met(idle < 15<<10)})
 	b.add(row{"peak RSS after the calls above", measure.MiB(peak), measure.MiB(peerPeak), "", "< 60 MiB", met(peak < 60<<10)})
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tether-dev/tether/internal/compose"
+	"github.com/tether-dev/tether/internal/rpctest"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -103,18 +103,11 @@ func TestLogLimit(t *testing.T) {
 
 // rss is the process's resident set, in bytes, from /proc.
 func rss(t *testing.T) int64 {
-	b, err := os.ReadFile("/proc/self/status")
+	kib, err := rpctest.ProcKiB(os.Getpid(), "VmRSS")
 	if err != nil {
-		t.Skip("no /proc here")
+		t.Skipf("no resident set to read here: %v", err)
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Skip("no VmRSS")
-	return 0
+	return int64(kib) << 10
 }
 
 // The process's memory stays bounded while a program runs into the memory

@@ -37,18 +37,3 @@ func statTicks(pid, a, b int) (time.Duration, error) {
 	const ticksPerSecond = 100 // USER_HZ on Linux
 	return time.Duration(x+y) * time.Second / ticksPerSecond, nil
 }
-
-// RSS reads a process's resident set size, in KiB, from /proc (Linux);
-// field is "VmRSS" for the current size or "VmHWM" for the peak.
-func RSS(pid int, field string) (int, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(l, field+":"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-}
