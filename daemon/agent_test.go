@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/tool/tooltest"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )
@@ -84,53 +85,18 @@ func toolCall(name string, args any) *protocol.ModelChatResult {
 	}
 }
 
-// gate is a stand-in for grep that blocks until released or cancelled.
-type gate struct {
-	started chan string
-	release chan struct{}
-	mu      sync.Mutex
-	running int
-}
-
-type gateArgs struct {
-	Pattern string `json:"pattern"`
-}
-
-func (g *gate) tool() tool.Tool {
-	return tool.New(tool.Def[gateArgs]{
-		Name: "grep", Doc: "Blocks until released.", Risk: protocol.RiskLow, ReadOnly: true,
-		Run: func(ctx context.Context, c *tool.Call, a gateArgs) (tool.Result, error) {
-			g.mu.Lock()
-			g.running++
-			g.mu.Unlock()
-			defer func() {
-				g.mu.Lock()
-				g.running--
-				g.mu.Unlock()
-			}()
-			g.started <- a.Pattern
-			select {
-			case <-g.release:
-				return tool.Text("matched " + a.Pattern), nil
-			case <-ctx.Done():
-				return tool.Cancelled("grep"), nil
-			}
-		},
-	})
-}
-
 // agentFixture serves a daemon whose client has a scripted model.
 type agentFixture struct {
 	*fixture
 	model *scriptedModel
-	gate  *gate
+	gate  *tooltest.Blocker
 }
 
 func startAgent(t *testing.T, s script, settings *protocol.Settings) *agentFixture {
 	t.Helper()
 	m := &scriptedModel{script: s, chats: map[string][]protocol.ModelChatParams{}}
-	g := &gate{started: make(chan string, 8), release: make(chan struct{})}
-	reg := tool.NewRegistry(tools.ReadFile, tools.ListDir, tools.Glob, g.tool(), tools.Todo,
+	g := tooltest.NewBlocker()
+	reg := tool.NewRegistry(tools.ReadFile, tools.ListDir, tools.Glob, g.Tool(), tools.Todo,
 		tools.WriteFile, tools.EditFile, tools.Agent)
 	f := start(t, fixtureOptions{registry: reg, chat: m.chat})
 	var res protocol.InitializeResult
@@ -218,13 +184,13 @@ func TestAgentInspectChildrenOverlap(t *testing.T) {
 	seen := map[string]bool{}
 	for len(seen) < 2 {
 		select {
-		case tag := <-f.gate.started:
+		case tag := <-f.gate.Started:
 			seen[tag] = true
 		case <-ctx.Done():
 			t.Fatalf("only %v started: the inspect children did not run at the same time", seen)
 		}
 	}
-	close(f.gate.release)
+	close(f.gate.Release)
 	for _, p := range pending {
 		raw, err := p.Wait(ctx)
 		if err != nil {
@@ -386,7 +352,7 @@ func TestAgentCancelLeavesNoRunningTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-f.gate.started:
+	case <-f.gate.Started:
 	case <-ctx.Done():
 		t.Fatal("the child's tool never started")
 	}
@@ -402,9 +368,7 @@ func TestAgentCancelLeavesNoRunningTool(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "cancelled") {
 		t.Errorf("result: %+v", res)
 	}
-	f.gate.mu.Lock()
-	running := f.gate.running
-	f.gate.mu.Unlock()
+	running, _ := f.gate.Counts()
 	if running != 0 {
 		t.Errorf("%d tool calls still running after the reply", running)
 	}

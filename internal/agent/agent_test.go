@@ -17,6 +17,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/agent"
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/tool/tooltest"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -117,46 +118,8 @@ type fixture struct {
 	sess *tool.Session
 	reg  *tool.Registry
 
-	block *blocker
+	block *tooltest.Blocker
 	seq   int
-}
-
-// blocker is a stand-in for grep that blocks until released or cancelled,
-// to show which calls overlap.
-type blocker struct {
-	started  chan string
-	release  chan struct{}
-	mu       sync.Mutex
-	running  int
-	returned int
-}
-
-type grepArgs struct {
-	Pattern string `json:"pattern"`
-}
-
-func (b *blocker) tool() tool.Tool {
-	return tool.New(tool.Def[grepArgs]{
-		Name: "grep", Doc: "Blocks until released.", Risk: protocol.RiskLow, ReadOnly: true,
-		Run: func(ctx context.Context, c *tool.Call, a grepArgs) (tool.Result, error) {
-			b.mu.Lock()
-			b.running++
-			b.mu.Unlock()
-			defer func() {
-				b.mu.Lock()
-				b.running--
-				b.returned++
-				b.mu.Unlock()
-			}()
-			b.started <- a.Pattern
-			select {
-			case <-b.release:
-				return tool.Text("found " + a.Pattern), nil
-			case <-ctx.Done():
-				return tool.Cancelled("grep"), nil
-			}
-		},
-	})
 }
 
 func newFixture(t *testing.T, m model) *fixture {
@@ -167,7 +130,7 @@ func newFixture(t *testing.T, m model) *fixture {
 	}
 	h := &host{model: m}
 	f := &fixture{t: t, dir: ws.Primary(), host: h, sess: tool.NewSession(),
-		block: &blocker{started: make(chan string, 8), release: make(chan struct{})}}
+		block: tooltest.NewBlocker()}
 	f.env = &tool.Env{
 		Workspace:    ws,
 		Host:         h,
@@ -175,7 +138,7 @@ func newFixture(t *testing.T, m model) *fixture {
 		Settings:     tool.Settings{Mode: protocol.ModeDefault},
 		Results:      tool.NewResults(),
 	}
-	f.reg = tool.NewRegistry(tools.ReadFile, tools.ListDir, tools.Glob, f.block.tool(), tools.Todo, tools.AskUser,
+	f.reg = tool.NewRegistry(tools.ReadFile, tools.ListDir, tools.Glob, f.block.Tool(), tools.Todo, tools.AskUser,
 		tools.WriteFile, tools.EditFile, tools.Shell, tools.Agent)
 	return f
 }
@@ -362,13 +325,13 @@ func TestInspectChildrenRunConcurrently(t *testing.T) {
 	seen := map[string]bool{}
 	for len(seen) < 2 {
 		select {
-		case tag := <-f.block.started:
+		case tag := <-f.block.Started:
 			seen[tag] = true
 		case <-ctx.Done():
 			t.Fatalf("only %v started: the inspect children did not run at the same time", seen)
 		}
 	}
-	close(f.block.release)
+	close(f.block.Release)
 	wg.Wait()
 	close(results)
 	for r := range results {
@@ -530,7 +493,7 @@ func TestCancelStopsTheChildAndItsTools(t *testing.T) {
 	done := make(chan tool.Result, 1)
 	go func() { done <- f.agent(ctx, agent.Inspect, "Search.") }()
 	select {
-	case <-f.block.started:
+	case <-f.block.Started:
 	case <-time.After(wait):
 		t.Fatal("the child's tool never started")
 	}
@@ -539,9 +502,7 @@ func TestCancelStopsTheChildAndItsTools(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "was cancelled") {
 		t.Errorf("result: %s", res.Content)
 	}
-	f.block.mu.Lock()
-	running, returned := f.block.running, f.block.returned
-	f.block.mu.Unlock()
+	running, returned := f.block.Counts()
 	if running != 0 || returned != 1 {
 		t.Errorf("after cancel: %d tool calls running, %d returned", running, returned)
 	}
