@@ -18,14 +18,14 @@ import (
 // millions of tiny values (each of which costs a decoder far more memory
 // than its few bytes on the wire).
 const (
-	// maxJSONDepth is how deeply objects and arrays may nest. Real
+	// MaxJSONDepth is how deeply objects and arrays may nest. Real
 	// messages nest under ten levels.
-	maxJSONDepth = 128
-	// maxJSONValues is how many JSON values (objects, arrays, strings,
+	MaxJSONDepth = 128
+	// MaxJSONValues is how many JSON values (objects, arrays, strings,
 	// numbers, literals) one message may hold: room for thousands of
 	// diagnostics in one diagnostics/publish, and a cap on what decoding
 	// any message can cost.
-	maxJSONValues = 1 << 18
+	MaxJSONValues = 1 << 18
 )
 
 // message is one JSON-RPC message from the client, checked and cut into
@@ -80,16 +80,16 @@ func (e *envelope) member(key, value []byte) {
 // never answers a response.
 func decodeBody(body []byte) (*message, *frameError) {
 	var env envelope
-	top, fault := jsonscan.Top(body, maxJSONDepth, maxJSONValues, env.member)
+	top, fault := jsonscan.Top(body, MaxJSONDepth, MaxJSONValues, env.member)
 	switch fault {
 	case jsonscan.Syntax:
 		return nil, &frameError{code: jsonrpc2.ParseError, msg: "the message body is not valid JSON"}
 	case jsonscan.Depth:
 		echo, _ := requestID(env.ID)
-		return nil, invalid(echo, fmt.Sprintf("the message nests objects and arrays more than %d levels deep, over Tether's limit, and was not read; send flatter data", maxJSONDepth))
+		return nil, invalid(echo, fmt.Sprintf("the message nests objects and arrays more than %d levels deep, over Tether's limit, and was not read; send flatter data", MaxJSONDepth))
 	case jsonscan.Values:
 		echo, _ := requestID(env.ID)
-		return nil, invalid(echo, fmt.Sprintf("the message holds more than %d JSON values, over Tether's limit, and was not read; send fewer items in one message", maxJSONValues))
+		return nil, invalid(echo, fmt.Sprintf("the message holds more than %d JSON values, over Tether's limit, and was not read; send fewer items in one message", MaxJSONValues))
 	}
 	switch top {
 	case '{':

@@ -7,12 +7,12 @@ import (
 	"sync"
 )
 
-// maxQueuedOutput bounds the bytes of frames waiting for stdout. A client
+// MaxQueuedOutput bounds the bytes of frames waiting for stdout. A client
 // that stops reading makes the goroutines with more to send wait here;
 // the calls they belong to keep their slots, so the reader soon waits too
 // and the client's own writes block: the back-pressure a pipe gives,
 // carried through, with the daemon's memory bounded all the while.
-const maxQueuedOutput = 4 << 20
+const MaxQueuedOutput = 4 << 20
 
 // outbox queues frames for the output and writes them in order, each whole
 // in one write, so frames of concurrent calls never interleave. Whoever

@@ -69,7 +69,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if maxBody <= 0 {
 		maxBody = MaxMessageBytes
 	}
-	s.out = newOutbox(out, maxQueuedOutput)
+	s.out = newOutbox(out, MaxQueuedOutput)
 	st := newStream(in, s.out, maxBody, s.logger)
 	go s.readLoop(st)
 	s.logger.Info("serving", "version", opts.Version)

@@ -20,15 +20,15 @@ const DefaultMaxCallsInFlight = 16
 const MaxCallsInFlightLimit = 1024
 
 const (
-	// parkedPerSlot is how many calls may wait for a slot, per slot, once
-	// every slot is taken; and maxParkedBytes how many bytes of requests
+	// ParkedPerSlot is how many calls may wait for a slot, per slot, once
+	// every slot is taken; and MaxParkedBytes how many bytes of requests
 	// they may hold together. Past either, the reader stops reading until
 	// a call ends: the client's writes then block, as on a full pipe.
 	// Until then the reader goes on, so $/cancelRequest, shutdown and the
 	// client's answers to the daemon's own questions still get through
 	// while every slot is busy.
-	parkedPerSlot  = 4
-	maxParkedBytes = 16 << 20
+	ParkedPerSlot  = 4
+	MaxParkedBytes = 16 << 20
 	// workerIdle is how long a worker with nothing to do waits for the
 	// next call before it ends. Reusing a worker reuses its grown stack.
 	workerIdle = 10 * time.Second
@@ -46,7 +46,7 @@ type job struct {
 // jobKey finds a call's job in its context.
 type jobKey struct{}
 
-// slots admits calls: at most max run at once, up to parkedPerSlot*max
+// slots admits calls: at most max run at once, up to ParkedPerSlot*max
 // more wait in arrival order, and past that the reader waits. Its fields
 // are guarded by the server's mutex.
 type slots struct {
@@ -80,7 +80,7 @@ func (sl *slots) init(mu *sync.Mutex, max int) {
 }
 
 func (sl *slots) full() bool {
-	return len(sl.parked) >= parkedPerSlot*sl.max || sl.parkedBytes >= maxParkedBytes
+	return len(sl.parked) >= ParkedPerSlot*sl.max || sl.parkedBytes >= MaxParkedBytes
 }
 
 // stalled says every running call waits for the client.

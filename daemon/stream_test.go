@@ -66,7 +66,7 @@ func TestOversizedBodyIsNotAllocated(t *testing.T) {
 		strings.NewReader(frameOf(`{"jsonrpc":"2.0","method":"ping"}`)),
 	)
 	var out bytes.Buffer
-	s := newStream(in, newOutbox(&out, maxQueuedOutput), 1<<20, slog.New(slog.DiscardHandler))
+	s := newStream(in, newOutbox(&out, MaxQueuedOutput), 1<<20, slog.New(slog.DiscardHandler))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	msg, err := s.Read()
@@ -113,7 +113,7 @@ func FuzzStreamRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
-		s := newStream(bytes.NewReader(input), newOutbox(&out, maxQueuedOutput), 1<<10, slog.New(slog.DiscardHandler))
+		s := newStream(bytes.NewReader(input), newOutbox(&out, MaxQueuedOutput), 1<<10, slog.New(slog.DiscardHandler))
 		for {
 			_, err := s.Read()
 			if errors.Is(err, io.EOF) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -73,6 +74,40 @@ func TestREADMESettingsTableHasTheDefaultsInForce(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("the README's settings table has no row for %s", name)
 		}
+	}
+}
+
+// The Limits section states the daemon's bounds in words; this test holds
+// each to the constant that enforces it.
+func TestREADMEStatesTheDaemonLimitsInForce(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, limits, ok := strings.Cut(string(raw), "### Limits\n")
+	if !ok {
+		t.Fatal("the README has no Limits section")
+	}
+	limits, _, _ = strings.Cut(limits, "\nPermission modes:")
+	limits = strings.Join(strings.Fields(limits), " ") // lines wrap anywhere
+	mib := func(n int64) string { return strconv.FormatInt(n>>20, 10) + " MiB" }
+	words := map[int]string{2: "twice", 3: "three times", 4: "four times", 5: "five times"}
+	for _, want := range []string{
+		"at most " + mib(daemon.MaxMessageBytes),
+		"at most " + strconv.Itoa(daemon.MaxJSONDepth) + " deep",
+		"at most " + thousands(daemon.MaxJSONValues) + " JSON values",
+		"Up to " + words[daemon.ParkedPerSlot] + " as many",
+		"(and " + mib(daemon.MaxParkedBytes) + " of them)",
+		"At most " + mib(daemon.MaxQueuedOutput) + " of replies",
+		"At most `maxCallsInFlight` calls run at once",
+	} {
+		if !strings.Contains(limits, want) {
+			t.Errorf("the README's Limits section does not say %q", want)
+		}
+	}
+	row := fmt.Sprintf("| `maxCallsInFlight` | %d | how many calls run at once (at most %d)", daemon.DefaultMaxCallsInFlight, daemon.MaxCallsInFlightLimit)
+	if !strings.Contains(string(raw), row) {
+		t.Errorf("the README's settings table has no row starting %q", row)
 	}
 }
 
