@@ -31,7 +31,7 @@ func (s *server) publishDiagnostics(raw json.RawMessage) {
 		return
 	}
 	s.env.Diagnostics.Publish(path, p.Diagnostics)
-	if s.env.Dirty.Closed(path) {
+	if !s.env.Dirty.MaybeOpen(path) {
 		s.env.Diagnostics.NoteClosedPublish(path)
 	}
 }

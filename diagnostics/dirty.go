@@ -48,17 +48,6 @@ func (d *Dirty) Has(path string) bool {
 	return d.paths[path]
 }
 
-// Closed reports whether the editor has said which files are open, and
-// path is not among them.
-func (d *Dirty) Closed(path string) bool {
-	if d == nil {
-		return false
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.open != nil && !d.open[path]
-}
-
 // MaybeOpen reports whether path is open in the editor, or may be: true
 // when the editor has not said which files are open.
 func (d *Dirty) MaybeOpen(path string) bool {

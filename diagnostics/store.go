@@ -29,17 +29,22 @@ type Store struct {
 	seq     uint64
 	last    time.Time
 	changed chan struct{} // closed and replaced on every publish
-	// exts are the file extensions diagnostics have ever come for: a sign
-	// that something in the editor checks files of that kind.
-	exts map[string]bool
-	// closedExts are those diagnostics have come for while the file was
-	// not open in the editor: something checks files of that kind open or
-	// not (gopls does, a linter of open files does not).
-	closedExts map[string]bool
-	// latencies are, per extension, the last few times from a write to
-	// the publish that changed the written file's diagnostics: how long
-	// the language server of that kind takes, as seen here.
-	latencies map[string][]time.Duration
+	// kinds are the file extensions diagnostics have ever come for: a
+	// sign that something in the editor checks files of that kind, and
+	// what has been seen of it.
+	kinds map[string]*kind
+}
+
+// kind is what the store has seen of the checks of one kind of file.
+type kind struct {
+	// checksClosed: diagnostics came for a file of the kind while it was
+	// not open in the editor, so something checks such files open or not
+	// (gopls does, a linter of open files does not).
+	checksClosed bool
+	// latencies are the last few times from a write to the publish that
+	// changed the written file's diagnostics: how long the kind's language
+	// server takes, as seen here.
+	latencies []time.Duration
 }
 
 // keptLatencies is how many latencies are kept per kind of file: enough
@@ -53,7 +58,7 @@ type entry struct {
 
 // NewStore makes an empty store.
 func NewStore() *Store {
-	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), exts: map[string]bool{}, closedExts: map[string]bool{}, latencies: map[string][]time.Duration{}}
+	return &Store{files: map[string]*entry{}, changed: make(chan struct{}), kinds: map[string]*kind{}}
 }
 
 // Publish replaces the diagnostics of one file (an absolute path). An empty
@@ -65,8 +70,8 @@ func (s *Store) Publish(path string, diags []lsp.Diagnostic) {
 	s.seq++
 	s.last = time.Now()
 	s.files[path] = &entry{diags: diags, seq: s.seq}
-	if len(s.exts) < maxExts {
-		s.exts[filepath.Ext(path)] = true
+	if ext := filepath.Ext(path); s.kinds[ext] == nil && len(s.kinds) < maxExts {
+		s.kinds[ext] = &kind{}
 	}
 	if len(s.files) > MaxFiles {
 		s.evictOldest()
@@ -119,16 +124,16 @@ const maxExts = 1000
 func (s *Store) Checked(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.exts[filepath.Ext(path)]
+	return s.kinds[filepath.Ext(path)] != nil
 }
 
-// NoteClosedPublish records that path's diagnostics came while the file
-// was not open in the editor.
+// NoteClosedPublish records that path's diagnostics, published, came
+// while the file was not open in the editor.
 func (s *Store) NoteClosedPublish(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.closedExts) < maxExts {
-		s.closedExts[filepath.Ext(path)] = true
+	if k := s.kinds[filepath.Ext(path)]; k != nil {
+		k.checksClosed = true
 	}
 }
 
@@ -138,23 +143,23 @@ func (s *Store) NoteClosedPublish(path string) {
 func (s *Store) ChecksClosedFiles(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.closedExts[filepath.Ext(path)]
+	k := s.kinds[filepath.Ext(path)]
+	return k != nil && k.checksClosed
 }
 
-// NoteLatency records that the diagnostics of path changed d after it
-// was written.
+// NoteLatency records that the diagnostics of path, published, changed d
+// after it was written.
 func (s *Store) NoteLatency(path string, d time.Duration) {
-	ext := filepath.Ext(path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l := s.latencies[ext]
-	if l == nil && len(s.latencies) >= maxExts {
+	k := s.kinds[filepath.Ext(path)]
+	if k == nil {
 		return
 	}
-	if len(l) == keptLatencies {
-		l = l[1:]
+	if len(k.latencies) == keptLatencies {
+		k.latencies = k.latencies[1:]
 	}
-	s.latencies[ext] = append(l, d)
+	k.latencies = append(k.latencies, d)
 }
 
 // SlowestLatency is the slowest of the recent latencies noted for files
@@ -162,11 +167,11 @@ func (s *Store) NoteLatency(path string, d time.Duration) {
 func (s *Store) SlowestLatency(path string) (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l := s.latencies[filepath.Ext(path)]
-	if len(l) == 0 {
+	k := s.kinds[filepath.Ext(path)]
+	if k == nil || len(k.latencies) == 0 {
 		return 0, false
 	}
-	return slices.Max(l), true
+	return slices.Max(k.latencies), true
 }
 
 // File returns path's diagnostics and the sequence number of their publish
