@@ -33,7 +33,7 @@ export function describeUndo(r: UndoResult): { summary: string; details: string;
   }
   const lines = [`# Undo of checkpoint ${r.id}`, ""];
   if (r.damaged) {
-    lines.push("## Damaged record", "", `This checkpoint's ${r.damaged.replace(/^its /, "")}.`, "");
+    lines.push("## Damaged record", "", damageSentence(r.damaged, "This checkpoint's"), "");
   }
   if (restored.length > 0) {
     lines.push("## Restored", "", ...restored.map((p) => `- ${p}`), "");
@@ -72,9 +72,9 @@ export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Pr
   }
 }
 
-/** The daemon's damage note ("its record is damaged: …") as a sentence about the checkpoint. */
-function sentence(damaged: string): string {
-  const s = damaged.replace(/^its /, "Its ");
+/** The daemon's damage note ("its record is damaged: …") as a sentence whose subject is the checkpoint. */
+function damageSentence(damaged: string, subject = "Its"): string {
+  const s = damaged.replace(/^its /, `${subject} `);
   return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
@@ -126,7 +126,7 @@ export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number 
     description: `${when}${from}`,
     // The damage says what undo can and cannot put back: the user needs
     // it before choosing to undo, not after.
-    detail: c.damaged ? `${listed ? `${listed} · ` : ""}${sentence(c.damaged)}` : listed,
+    detail: c.damaged ? `${listed ? `${listed} · ` : ""}${damageSentence(c.damaged)}` : listed,
   };
 }
 
@@ -154,7 +154,7 @@ export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments, reque
   const cp = checkpoints.find((c) => c.id === picked.id);
   if (cp && !cp.undone) {
     const choice = cp.damaged
-      ? await vscode.window.showWarningMessage(`Undo “${cp.summary || cp.id}”? ${sentence(cp.damaged)}`, "Undo this request")
+      ? await vscode.window.showWarningMessage(`Undo “${cp.summary || cp.id}”? ${damageSentence(cp.damaged)}`, "Undo this request")
       : await vscode.window.showInformationMessage(`Undo “${cp.summary || cp.id}”?`, "Undo this request");
     if (choice === "Undo this request") {
       await undo(daemon, docs, cp.id);
