@@ -118,7 +118,10 @@ export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number 
   const when = relativeTime(Date.parse(c.created), now);
   const from = entry?.calls.length ? ` · ${entry.calls.join(", ")}` : "";
   const icon = c.damaged ? "$(warning)" : c.undone ? "$(discard)" : "$(history)";
-  const state = [c.undone ? "undone" : "", c.damaged ? "damaged" : ""].filter(Boolean).join(", ");
+  // The daemon names a checkpoint it could not read whole "damaged: …"
+  // itself; the label says it only where the summary does not.
+  const saysDamaged = c.damaged && !/^damaged\b/.test(c.summary ?? "");
+  const state = [c.undone ? "undone" : "", saysDamaged ? "damaged" : ""].filter(Boolean).join(", ");
   const listed = files.map((f) => fileWithCounts(f, entry?.files)).join(", ");
   return {
     id: c.id,

@@ -129,3 +129,10 @@ test("a damaged checkpoint says so in the list, and its undo is not called clean
   assert.match(r.summary, /part of the checkpoint's record is damaged/);
   assert.match(r.details, /## Damaged record\n\nThis checkpoint's record is damaged: 1 entry could not be read/);
 });
+
+test("a checkpoint the daemon summarises as damaged does not say so twice", () => {
+  const created = Date.parse("2026-01-02T03:04:05Z");
+  const item = checkpointItem({ id: "10", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "damaged: nothing in it can be read", files: [], undone: false, damaged: "its record is damaged: 1 entry could not be read. Nothing in it can be put back" }, undefined, created);
+  assert.equal(item.label, "$(warning) damaged: nothing in it can be read");
+  assert.equal(item.detail, "Its record is damaged: 1 entry could not be read. Nothing in it can be put back.");
+});
