@@ -92,5 +92,6 @@ export default {
     t.note(`the clean edit's result came ${clean ? clean.at - cleanAt : -1} ms after Approve (the setting: 15000 ms)`);
     t.check('the clean edit reports no new problems', /no new problems|sent no fresh diagnostics/.test(cleanResult) && !/New problems the editor reports/.test(cleanResult),
       cleanResult.split('\n').filter((l) => /problem|fresh/i.test(l)).join(' / '));
+    await t.shot('clean-edit');
   },
 };
