@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"encoding/json"
-
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/tool"
@@ -28,17 +26,13 @@ func callID(ctx context.Context) string {
 
 // toolsResult answers tools/result: a recent call's result, kept for a
 // client that shows activity, so a row the user clicks can show it again.
-func (s *server) toolsResult(_ context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.ToolResultParams
-	if err := decodeParams(protocol.MethodToolsResult, raw, &p); err != nil {
-		return nil, err
-	}
+func (s *server) toolsResult(_ context.Context, p *protocol.ToolResultParams) (protocol.ToolResultResult, error) {
 	if p.CallID == "" {
-		return nil, invalidParams("tools/result needs \"callId\": the callId of a tools/activity notification")
+		return protocol.ToolResultResult{}, invalidParams("tools/result needs \"callId\": the callId of a tools/activity notification")
 	}
 	res, ok := s.env.Results.Get(p.CallID)
 	if !ok {
-		return nil, invalidParams("no result is kept for call %q: Tether keeps the results of the latest %d calls, and only for a client that shows activity (capabilities.todo)", p.CallID, tool.MaxKeptResults)
+		return protocol.ToolResultResult{}, invalidParams("no result is kept for call %q: Tether keeps the results of the latest %d calls, and only for a client that shows activity (capabilities.todo)", p.CallID, tool.MaxKeptResults)
 	}
 	return res, nil
 }

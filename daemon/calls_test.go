@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -275,7 +276,18 @@ func TestCancelWhileAwaitingApproval(t *testing.T) {
 	f.tool("count", nil) // the cancel notification is written before this reply
 	found := false
 	for _, n := range f.client.Notifications() {
-		found = found || n.Method == protocol.MethodCancelRequest
+		if n.Method != protocol.MethodCancelRequest {
+			continue
+		}
+		found = true
+		// It names the approval by the id the daemon gave its call: a
+		// number, as the daemon numbers its own calls.
+		var p struct {
+			ID *int32 `json:"id"`
+		}
+		if err := json.Unmarshal(n.Params, &p); err != nil || p.ID == nil || *p.ID < 1 {
+			t.Errorf("$/cancelRequest %s does not name the approval's call (%v)", n.Params, err)
+		}
 	}
 	if !found {
 		t.Fatalf("the client was not told to close the approval; notifications: %+v", f.client.Notifications())
@@ -340,7 +352,7 @@ func TestPrepareNamesTheApproval(t *testing.T) {
 	}
 	prep = protocol.ToolPrepareResult{}
 	f.call(protocol.MethodToolsPrepare, map[string]any{"name": "read_file", "arguments": map[string]any{"path": outside}, "requestId": ""}, &prep)
-	if a := prep.Approval; !prep.NeedsApproval || a == nil || a.Kind != protocol.ApprovalOutside || a.Path != outside || !strings.HasPrefix(a.AlwaysScope, "reading in ") {
+	if a := prep.Approval; !prep.NeedsApproval || a == nil || a.Kind != protocol.ApprovalOutside || a.Path != outside || !strings.HasPrefix(a.AlwaysScope, "read in ") {
 		t.Errorf("read_file outside: %+v approval %+v", prep, a)
 	}
 	f.write("in.txt", "y\n")
@@ -385,5 +397,35 @@ func TestPrepareOfAFetchNamesItsHostAndFetchesNothing(t *testing.T) {
 	}
 	if hits.Load() != 0 || len(f.approvals) != 0 {
 		t.Errorf("a preview fetched (%d requests) or asked (%d)", hits.Load(), len(f.approvals))
+	}
+}
+
+// requests/turn gives the calls of one chat session one request, which
+// holds their changes in one checkpoint; another session gets another.
+func TestRequestsTurnGroupsASessionsCalls(t *testing.T) {
+	f := start(t)
+	f.initialize()
+	turn := func(session string) string {
+		t.Helper()
+		var res protocol.TurnResult
+		f.call(protocol.MethodRequestsTurn, protocol.TurnParams{Session: session}, &res)
+		return res.RequestID
+	}
+	first := turn("session:chat-1")
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(first) {
+		t.Fatalf("request id %q is not a random UUID", first)
+	}
+	a := f.toolIn(first, "create_file", map[string]any{"path": "a.txt", "content": "a"})
+	second := turn("session:chat-1")
+	b := f.toolIn(second, "create_file", map[string]any{"path": "b.txt", "content": "b"})
+	other := turn("session:chat-2")
+	if second != first || other == first {
+		t.Fatalf("chat-1 got %s then %s; chat-2 got %s", first, second, other)
+	}
+	if a.IsError || b.IsError || a.Checkpoint == "" || a.Checkpoint != b.Checkpoint {
+		t.Fatalf("two calls of one turn: %+v and %+v, want one checkpoint", a, b)
+	}
+	if e := f.callErr(protocol.MethodRequestsTurn, map[string]any{}); e.Code != jsonrpc2.InvalidParams || !strings.Contains(e.Message, "session") {
+		t.Fatalf("requests/turn without a session: %v", e)
 	}
 }

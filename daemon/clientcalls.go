@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/tether-dev/tether/protocol"
 )
 
 // clientCalls are the daemon's own calls to the client (approvals,
@@ -31,11 +33,33 @@ func (s *server) deliver(m *message) {
 	}
 }
 
-// Call calls the client and waits for its answer, decoded into result.
+// callClient calls the client with request m and waits for its answer.
+// The id is that of the call, for a $/cancelRequest.
+func callClient[P, R any](ctx context.Context, c clientConn, m protocol.Request[P, R], params P) (R, jsonrpc2.ID, error) {
+	var res R
+	id, err := c.request(ctx, m.Method, params, &res)
+	return res, id, err
+}
+
+// notifyClient sends notification m to the client.
+func notifyClient[P any](ctx context.Context, c clientConn, m protocol.Notification[P], params P) error {
+	return c.notify(ctx, m.Method, params)
+}
+
+// clientConn is what the daemon's calls to the client need of the
+// connection; only callClient and notifyClient use it, so every call and
+// notification the daemon sends is one the protocol declares, with its
+// types.
+type clientConn interface {
+	request(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error)
+	notify(ctx context.Context, method string, params any) error
+}
+
+// request calls the client and waits for its answer, decoded into result.
 // While it waits, the call it is made for counts as waiting for the
 // client (see slots), so that calls waiting for the user never keep the
 // reader from reading the user's answers.
-func (s *server) Call(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+func (s *server) request(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
 	cc := &s.clientCalls
 	n := cc.seq.Add(1)
 	id := jsonrpc2.NewNumberID(n)
@@ -77,8 +101,8 @@ func (s *server) Call(ctx context.Context, method string, params, result any) (j
 	return id, nil
 }
 
-// Notify sends a notification to the client.
-func (s *server) Notify(_ context.Context, method string, params any) error {
+// notify sends a notification to the client.
+func (s *server) notify(_ context.Context, method string, params any) error {
 	f, err := requestFrame(nil, method, params)
 	if err != nil {
 		return fmt.Errorf("marshaling notify parameters: %w", err)

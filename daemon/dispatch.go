@@ -3,36 +3,91 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"sort"
 
 	"go.lsp.dev/jsonrpc2"
 	lsp "go.lsp.dev/protocol"
 
+	"github.com/tether-dev/tether/internal/jsonscan"
 	"github.com/tether-dev/tether/protocol"
 )
 
-// method serves one kind of call, on a worker.
+// method serves one kind of call, on a worker: it decodes the params and
+// runs the handler registered for the method (see handle).
 type method func(ctx context.Context, params json.RawMessage) (any, error)
 
-// methodTable lists the calls served concurrently once initialized.
-// initialize and shutdown are not here: they change the connection's
-// state, so they run in order on the read loop.
+// methodTable lists the calls served concurrently once initialized, each
+// registered by its declaration in the protocol, so that a handler whose
+// params or result are not the method's does not compile. initialize and
+// shutdown are not here: they change the connection's state, so they run
+// in order on the read loop.
 func (s *server) methodTable() map[string]method {
-	return map[string]method{
-		protocol.MethodToolsList:        s.toolsList,
-		protocol.MethodToolsPrepare:     s.toolsPrepare,
-		protocol.MethodToolsCall:        s.toolsCall,
-		protocol.MethodUndoList:         s.undoList,
-		protocol.MethodUndoUndo:         s.undoUndo,
-		protocol.MethodUndoShow:         s.undoShow,
-		protocol.MethodPermissionsList:  s.permissionsList,
-		protocol.MethodPermissionsReset: s.permissionsReset,
-		protocol.MethodStagedList:       s.stagedList,
-		protocol.MethodStagedApply:      s.stagedApply,
-		protocol.MethodStagedDrop:       s.stagedDrop,
-		protocol.MethodToolsResult:      s.toolsResult,
-		protocol.MethodMemoryList:       s.memoryList,
+	t := map[string]method{}
+	handle(t, protocol.ToolsList, s.toolsList)
+	handle(t, protocol.ToolsPrepare, s.toolsPrepare)
+	handle(t, protocol.ToolsCall, s.toolsCall)
+	handle(t, protocol.ToolsResult, s.toolsResult)
+	handle(t, protocol.RequestsTurn, s.requestsTurn)
+	handle(t, protocol.UndoList, s.undoList)
+	handle(t, protocol.UndoUndo, s.undoUndo)
+	handle(t, protocol.UndoShow, s.undoShow)
+	handle(t, protocol.PermissionsList, s.permissionsList)
+	handle(t, protocol.PermissionsReset, s.permissionsReset)
+	handle(t, protocol.PermissionsRemove, s.permissionsRemove)
+	handle(t, protocol.StagedList, s.stagedList)
+	handle(t, protocol.StagedApply, s.stagedApply)
+	handle(t, protocol.StagedDrop, s.stagedDrop)
+	handle(t, protocol.MemoryList, s.memoryList)
+	return t
+}
+
+// handle registers h as the handler of request m in t. The params are
+// decoded into a P before h runs; params that do not fit are the client's
+// fault, answered with InvalidParams naming the method.
+func handle[P, R any](t map[string]method, m protocol.Request[P, R], h func(context.Context, *P) (R, error)) {
+	t[m.Method] = typed(m, h)
+}
+
+// typed makes h, the handler of request m, a method.
+func typed[P, R any](m protocol.Request[P, R], h func(context.Context, *P) (R, error)) method {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(m.Method, raw, &p); err != nil {
+			return nil, err
+		}
+		return h(ctx, &p)
+	}
+}
+
+// notifier serves one kind of notification, on the read loop.
+type notifier func(params json.RawMessage)
+
+// notificationTable lists the notifications the client sends, each
+// registered by its declaration in the protocol.
+func (s *server) notificationTable() map[string]notifier {
+	t := map[string]notifier{}
+	on(t, s.logger, protocol.Exit, s.exit)
+	on(t, s.logger, protocol.CancelRequest, s.cancel)
+	on(t, s.logger, protocol.Initialized, func(*protocol.None) {})
+	on(t, s.logger, protocol.DiagnosticsPublish, s.publishDiagnostics)
+	on(t, s.logger, protocol.WorkspaceDirty, s.workspaceDirty)
+	on(t, s.logger, protocol.WorkspaceSaved, s.workspaceSaved)
+	return t
+}
+
+// on registers h as the handler of notification m in t. Nobody answers a
+// notification, so params that do not fit are logged and dropped.
+func on[P any](t map[string]notifier, log *slog.Logger, m protocol.Notification[P], h func(*P)) {
+	t[m.Method] = func(raw json.RawMessage) {
+		var p P
+		if err := decode(raw, &p); err != nil {
+			log.Warn(m.Method+" with unreadable params ignored", "err", err)
+			return
+		}
+		h(&p)
 	}
 }
 
@@ -67,24 +122,22 @@ func (s *server) readLoop(st *stream) {
 }
 
 func (s *server) notification(n *message) {
-	switch n.method {
-	case protocol.MethodExit:
-		s.mu.Lock()
-		first := !s.sawExit
-		s.sawExit, s.stopping = true, true
-		s.mu.Unlock()
-		if first {
-			close(s.exited)
-		}
-	case protocol.MethodCancelRequest:
-		s.cancel(n.params)
-	case protocol.MethodInitialized:
-	case protocol.MethodDiagnosticsPublish:
-		s.publishDiagnostics(n.params)
-	case protocol.MethodWorkspaceDirty:
-		s.workspaceDirty(n.params)
-	default:
+	h, ok := s.notifiers[n.method]
+	if !ok {
 		s.logger.Debug("unknown notification ignored", "method", n.method)
+		return
+	}
+	h(n.params)
+}
+
+// exit handles exit: serving ends (see Serve).
+func (s *server) exit(*protocol.Void) {
+	s.mu.Lock()
+	first := !s.sawExit
+	s.sawExit, s.stopping = true, true
+	s.mu.Unlock()
+	if first {
+		close(s.exited)
 	}
 }
 
@@ -99,8 +152,8 @@ func (s *server) call(c *message, st *stream) (moved bool) {
 		return false // exit arrived: the output is closing, nobody reads a reply
 	}
 	switch {
-	case name == protocol.MethodInitialize:
-		res, err := s.initialize(c.params)
+	case name == protocol.Initialize.Method:
+		res, err := typed(protocol.Initialize, s.initialize)(s.base, c.params)
 		s.reply(c, res, err)
 		return false
 	case state == stateNew:
@@ -144,17 +197,10 @@ func (s *server) run(ctx context.Context, name string, m method, params json.Raw
 }
 
 // cancel handles $/cancelRequest (see cancelJob).
-func (s *server) cancel(raw json.RawMessage) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		s.logger.Warn("ignoring a $/cancelRequest without a usable id", "params", string(raw))
-		return
-	}
+func (s *server) cancel(p *protocol.CancelParams) {
 	id, ok := requestID(p.ID)
 	if !ok {
-		s.logger.Warn("ignoring a $/cancelRequest without a usable id", "params", string(raw))
+		s.logger.Warn("ignoring a $/cancelRequest without a usable id", "id", string(p.ID))
 		return
 	}
 	s.cancelJob(libraryID(id))
@@ -189,16 +235,29 @@ func (s *server) methodNames() []string {
 	return names
 }
 
-// decodeParams decodes a call's params into v; a shape that does not fit
-// is the client's fault, reported as InvalidParams naming the method.
-func decodeParams(name string, raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
+// decodeParams decodes a call's params into *p (see decode); a shape that
+// does not fit is the client's fault, reported as InvalidParams naming
+// the method.
+func decodeParams[P any](name string, raw json.RawMessage, p *P) error {
+	if err := decode(raw, p); err != nil {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params for %s: %v", name, err)
 	}
 	return nil
+}
+
+// decode decodes a message's params into *p as encoding/json does; absent
+// or null params leave it zero. The reader has checked the message, so
+// they are decoded in one pass where jsonscan can (see jsonscan.Fields),
+// and by encoding/json where it cannot be sure.
+func decode[P any](raw json.RawMessage, p *P) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if f := jsonscan.For(reflect.TypeFor[P]()); f != nil && f.Decode(raw, p) {
+		return nil
+	}
+	*p = *new(P)
+	return json.Unmarshal(raw, p)
 }
 
 func invalidParams(format string, args ...any) error {

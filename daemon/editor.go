@@ -1,8 +1,8 @@
 package daemon
 
 import (
-	"encoding/json"
 	"errors"
+	"time"
 
 	lsp "go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -15,14 +15,9 @@ import (
 // buffers. Both arrive as notifications, so bad input is logged and
 // dropped; there is no one to answer.
 
-func (s *server) publishDiagnostics(raw json.RawMessage) {
+func (s *server) publishDiagnostics(p *protocol.DiagnosticsPublishParams) {
 	if s.env == nil {
 		s.logger.Warn("diagnostics/publish before initialize ignored")
-		return
-	}
-	var p protocol.DiagnosticsPublishParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		s.logger.Warn("diagnostics/publish with unreadable params ignored", "err", err)
 		return
 	}
 	path, err := s.workspacePath(string(p.URI))
@@ -36,19 +31,27 @@ func (s *server) publishDiagnostics(raw json.RawMessage) {
 	}
 }
 
-func (s *server) workspaceDirty(raw json.RawMessage) {
+func (s *server) workspaceDirty(p *protocol.WorkspaceDirtyParams) {
 	if s.env == nil {
 		s.logger.Warn("workspace/dirty before initialize ignored")
-		return
-	}
-	var p protocol.WorkspaceDirtyParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		s.logger.Warn("workspace/dirty with unreadable params ignored", "err", err)
 		return
 	}
 	s.env.Dirty.Set(s.workspacePaths(p.URIs))
 	if p.Open != nil { // an empty list says no file is open
 		s.env.Dirty.SetOpen(s.workspacePaths(p.Open))
+	}
+}
+
+// workspaceSaved notes the files the user saved, so that a stale-file
+// refusal can say who changed them.
+func (s *server) workspaceSaved(p *protocol.WorkspaceSavedParams) {
+	if s.env == nil {
+		s.logger.Warn("workspace/saved before initialize ignored")
+		return
+	}
+	now := time.Now()
+	for _, path := range s.workspacePaths(p.URIs) {
+		s.env.Changes.NoteSave(path, now)
 	}
 }
 

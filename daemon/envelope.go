@@ -9,7 +9,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/jsonscan"
-	"github.com/tether-dev/tether/protocol"
 )
 
 // Limits on the JSON of one message, checked in the first pass over it,
@@ -129,27 +128,9 @@ func decodeBody(body []byte) (*message, *frameError) {
 	return m, nil
 }
 
-// servedMethods are the names methodName returns without allocating.
-var servedMethods = [...]string{
-	protocol.MethodToolsCall, protocol.MethodCancelRequest, protocol.MethodToolsPrepare, protocol.MethodToolsList,
-	protocol.MethodDiagnosticsPublish, protocol.MethodWorkspaceDirty,
-	protocol.MethodInitialize, protocol.MethodInitialized, protocol.MethodShutdown, protocol.MethodExit,
-	protocol.MethodUndoList, protocol.MethodUndoUndo, protocol.MethodUndoShow,
-	protocol.MethodPermissionsList, protocol.MethodPermissionsReset,
-	protocol.MethodStagedList, protocol.MethodStagedApply, protocol.MethodStagedDrop,
-}
-
 // methodName decodes a method name; ok is false for anything but a
 // non-empty string.
 func methodName(raw []byte) (string, bool) {
-	if len(raw) > 2 && raw[0] == '"' {
-		inner := raw[1 : len(raw)-1]
-		for _, name := range servedMethods {
-			if string(inner) == name {
-				return name, true
-			}
-		}
-	}
 	name, ok := jsonscan.Unquote(raw)
 	return name, ok && name != ""
 }

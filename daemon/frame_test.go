@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,14 +22,16 @@ var stringSeeds = []string{
 	"\xe2\x80", "12345678\n12345678", "\b\f",
 }
 
-// appendString writes what encoding/json writes with HTML escaping off.
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+// Strings go out as encoding/json writes them with HTML escaping off:
+// they read back as encoding/json reads its own output (invalid UTF-8 as
+// U+FFFD), and <, > and & are not escaped.
+func TestReplyStringsMatchEncodingJSON(t *testing.T) {
 	for _, s := range stringSeeds {
 		checkString(t, s)
 	}
 }
 
-func FuzzAppendString(f *testing.F) {
+func FuzzReplyStrings(f *testing.F) {
 	for _, s := range stringSeeds {
 		f.Add(s)
 	}
@@ -35,14 +39,27 @@ func FuzzAppendString(f *testing.F) {
 }
 
 func checkString(t *testing.T, s string) {
-	var want bytes.Buffer
-	enc := json.NewEncoder(&want)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	f, err := replyFrame([]byte("1"), protocol.ToolCallResult{Content: s}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := appendString(nil, s); string(got) != strings.TrimSuffix(want.String(), "\n") {
-		t.Fatalf("appendString(%q) = %s, want %s", s, got, want.String())
+	b := body(t, f)
+	var got struct {
+		Result protocol.ToolCallResult `json:"result"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%q: %s: %v", s, b, err)
+	}
+	var want string
+	marshaled, _ := json.Marshal(s)
+	if err := json.Unmarshal(marshaled, &want); err != nil {
+		t.Fatal(err)
+	}
+	if got.Result.Content != want {
+		t.Fatalf("%q reads back as %q, want %q", s, got.Result.Content, want)
+	}
+	if strings.ContainsAny(s, "<>&") && !bytes.ContainsAny(b, "<>&") {
+		t.Fatalf("%q: HTML characters escaped: %s", s, b)
 	}
 }
 
@@ -151,32 +168,35 @@ func TestOutboxUrgentFrameJumpsTheQueue(t *testing.T) {
 	}
 }
 
-// toolCallParams decodes what encoding/json decodes, or declines.
+// tools/call's params decode as encoding/json decodes them into the
+// typed struct, every field; what does not fit is InvalidParams.
 func TestToolCallParams(t *testing.T) {
+	var got *protocol.ToolCallParams
+	m := typed(protocol.ToolsCall, func(_ context.Context, p *protocol.ToolCallParams) (protocol.ToolCallResult, error) {
+		got = p
+		return protocol.ToolCallResult{}, nil
+	})
 	for _, in := range []string{
 		`{"name":"read_file","arguments":{"path":"a"},"requestId":"r","tokenBudget":5,"session":"s"}`,
 		`{"name":"x"}`, `{}`, `null`, ``, `{"name":"a\nb","arguments":null}`, `{"name":null}`, `{"tokenBudget":null}`,
 		`{"name":7}`, `{"tokenBudget":1.5}`, `{"tokenBudget":"5"}`, `{"Name":"x"}`, `{"n\u0061me":"x"}`, `[1,2]`, `{"other":{"deep":[1]}}`,
 	} {
-		got, ok := toolCallParams([]byte(in))
+		got = nil
+		_, err := m(context.Background(), json.RawMessage(in))
 		var want protocol.ToolCallParams
-		err := json.Unmarshal([]byte(in), &want)
+		jerr := json.Unmarshal([]byte(in), &want)
 		if in == "" || in == "null" {
-			err, want = nil, protocol.ToolCallParams{}
+			jerr, want = nil, protocol.ToolCallParams{}
 		}
-		if !ok {
-			if err == nil && (in == `{}` || strings.HasPrefix(in, `{"name":"`)) {
-				t.Errorf("%s: declined", in)
+		if jerr != nil {
+			var rpc *jsonrpc2.Error
+			if !errors.As(err, &rpc) || rpc.Code != jsonrpc2.InvalidParams || got != nil {
+				t.Errorf("%s: %v (handler ran: %v); encoding/json says %v", in, err, got != nil, jerr)
 			}
-			continue // decodeParams decides
-		}
-		if err != nil {
-			t.Errorf("%s: decoded %+v; encoding/json says %v", in, got, err)
 			continue
 		}
-		if got.Name != want.Name || string(got.Arguments) != string(bytes.TrimSpace(want.Arguments)) || got.RequestID != want.RequestID ||
-			got.TokenBudget != want.TokenBudget || got.Session != want.Session {
-			t.Errorf("%s: decoded %+v, want %+v", in, got, want)
+		if err != nil || got == nil || !reflect.DeepEqual(*got, want) {
+			t.Errorf("%s: decoded %+v (%v), want %+v", in, got, err, want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ import (
 func TestBinarySwapRaceWritesNothingOutside(t *testing.T) {
 	p := startProc(t)
 	outside := t.TempDir()
-	p.initialize(&protocol.Settings{PermissionMode: protocol.ModeBypass})
+	p.initialize(unconfinedBypass)
 	dir, aside := filepath.Join(p.dir, "d"), filepath.Join(p.dir, "d.real")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -150,10 +150,16 @@ func killOnCleanup(t *testing.T, file string) {
 	})
 }
 
+// unconfinedBypass runs commands outside the sandbox, so that the pids
+// they write are the host's: these tests hold the process tree of an
+// unconfined command (sandbox: false, shellSandbox off, Windows); the
+// sandboxed one is TestBinarySandboxDiesWithTheDaemon's.
+var unconfinedBypass = &protocol.Settings{PermissionMode: protocol.ModeBypass, ShellSandbox: "off"}
+
 func TestBinaryNoOrphans(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		p := startProc(t)
-		p.initialize(&protocol.Settings{PermissionMode: protocol.ModeBypass})
+		p.initialize(unconfinedBypass)
 		pids := filepath.Join(t.TempDir(), "pids")
 		killOnCleanup(t, pids)
 		r := p.tool("shell", map[string]any{"command": escapeCommand(pids), "timeout": 3})
@@ -168,7 +174,7 @@ func TestBinaryNoOrphans(t *testing.T) {
 	})
 	t.Run("cancel", func(t *testing.T) {
 		p := startProc(t)
-		p.initialize(&protocol.Settings{PermissionMode: protocol.ModeBypass})
+		p.initialize(unconfinedBypass)
 		pids := filepath.Join(t.TempDir(), "pids")
 		killOnCleanup(t, pids)
 		ctx := waitCtx(t)
@@ -193,7 +199,7 @@ func TestBinaryNoOrphans(t *testing.T) {
 	})
 	t.Run("shutdown", func(t *testing.T) {
 		p := startProc(t)
-		p.initialize(&protocol.Settings{PermissionMode: protocol.ModeBypass})
+		p.initialize(unconfinedBypass)
 		pids := filepath.Join(t.TempDir(), "pids")
 		killOnCleanup(t, pids)
 		if r := p.tool("shell", map[string]any{"command": escapeCommand(pids), "background": true}); r.IsError {
@@ -205,7 +211,7 @@ func TestBinaryNoOrphans(t *testing.T) {
 	})
 	t.Run("SIGKILL and restart", func(t *testing.T) {
 		p := startProc(t)
-		p.initialize(&protocol.Settings{PermissionMode: protocol.ModeBypass})
+		p.initialize(unconfinedBypass)
 		pids := filepath.Join(t.TempDir(), "pids")
 		killOnCleanup(t, pids)
 		if r := p.tool("shell", map[string]any{"command": escapeCommand(pids), "background": true}); r.IsError {
@@ -219,7 +225,7 @@ func TestBinaryNoOrphans(t *testing.T) {
 		}
 		// The next daemon, on the same state folder, sweeps them.
 		next := startProcIn(t, p.state)
-		next.initialize(&protocol.Settings{PermissionMode: protocol.ModeBypass})
+		next.initialize(unconfinedBypass)
 		expectGone(t, "after the next daemon started", readPids(pids))
 		next.finish()
 	})

@@ -95,7 +95,7 @@ func (tt *testTools) list() []tool.Tool {
 		Run: func(ctx context.Context, c *tool.Call, a createArgs) (tool.Result, error) {
 			loc, err := c.LocateWrite(a.Path)
 			if err != nil {
-				return tool.Failf("%v", err), nil
+				return tool.Result{}, err
 			}
 			return c.Apply(ctx, &tool.Plan{
 				Title:   "Create " + a.Path,

@@ -2,10 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
-
-	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
@@ -19,30 +18,20 @@ type host struct {
 	log  *slog.Logger
 }
 
-// clientConn is what the host needs of the connection.
-type clientConn interface {
-	Call(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error)
-	Notify(ctx context.Context, method string, params any) error
-}
-
 // Approve sends approval/request and waits for the user's answer.
 func (h *host) Approve(ctx context.Context, req protocol.ApprovalRequestParams) (protocol.ApprovalRequestResult, error) {
-	var res protocol.ApprovalRequestResult
 	if !h.caps.Approval {
-		return res, errors.New("the editor cannot show approvals (it did not declare the approval capability)")
+		return protocol.ApprovalRequestResult{}, errors.New("the editor cannot show approvals (it did not declare the approval capability)")
 	}
-	err := h.callClient(ctx, protocol.MethodApprovalRequest, req, &res)
-	return res, err
+	return ask(ctx, h, protocol.ApprovalRequest, req)
 }
 
 // Ask sends user/ask and waits for the user's answer.
 func (h *host) Ask(ctx context.Context, q protocol.UserAskParams) (protocol.UserAskResult, error) {
-	var res protocol.UserAskResult
 	if !h.caps.AskUser {
-		return res, errors.New("the editor cannot ask the user questions (it did not declare the askUser capability)")
+		return protocol.UserAskResult{}, errors.New("the editor cannot ask the user questions (it did not declare the askUser capability)")
 	}
-	err := h.callClient(ctx, protocol.MethodUserAsk, q, &res)
-	return res, err
+	return ask(ctx, h, protocol.UserAsk, q)
 }
 
 // PlanChanged sends todo/changed, where the client shows plans. It is sent
@@ -52,7 +41,7 @@ func (h *host) PlanChanged(ctx context.Context, items []protocol.TodoItem) {
 	if !h.caps.Todo {
 		return
 	}
-	h.notify(ctx, protocol.MethodTodoChanged, protocol.TodoChangedParams{Items: items})
+	tell(ctx, h, protocol.TodoChanged, protocol.TodoChangedParams{Items: items})
 }
 
 // Activity sends tools/activity, where the client shows plans.
@@ -60,50 +49,47 @@ func (h *host) Activity(ctx context.Context, a protocol.Activity) {
 	if !h.caps.Todo {
 		return
 	}
-	h.notify(ctx, protocol.MethodToolsActivity, a)
+	tell(ctx, h, protocol.ToolsActivity, a)
 }
 
 // Chat sends model/chat and waits for the model's turn.
 func (h *host) Chat(ctx context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error) {
-	var res protocol.ModelChatResult
 	if !h.caps.Models {
-		return res, tool.ErrNoModel
+		return protocol.ModelChatResult{}, tool.ErrNoModel
 	}
-	err := h.callClient(ctx, protocol.MethodModelChat, p, &res)
-	return res, err
+	return ask(ctx, h, protocol.ModelChat, p)
 }
 
 // InvokeTool sends tools/invoke: the editor runs a compose program's tool
 // call itself (and shows it in the chat), as an ordinary tools/call.
 func (h *host) InvokeTool(ctx context.Context, p protocol.ToolInvokeParams) (protocol.ToolCallResult, error) {
-	var res protocol.ToolCallResult
 	if !h.caps.InvokeTools {
-		return res, errors.New("the editor cannot run tool calls (it did not declare the invokeTools capability)")
+		return protocol.ToolCallResult{}, errors.New("the editor cannot run tool calls (it did not declare the invokeTools capability)")
 	}
-	err := h.callClient(ctx, protocol.MethodToolsInvoke, p, &res)
-	return res, err
+	return ask(ctx, h, protocol.ToolsInvoke, p)
 }
 
-// notify sends a notification, even for a call just cancelled; a client
+// tell sends notification m, even for a call just cancelled; a client
 // gone away is only logged.
-func (h *host) notify(ctx context.Context, method string, params any) {
-	if err := h.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
-		h.log.Warn("notifying the client", "method", method, "err", err)
+func tell[P any](ctx context.Context, h *host, m protocol.Notification[P], params P) {
+	if err := notifyClient(context.WithoutCancel(ctx), h.conn, m, params); err != nil {
+		h.log.Warn("notifying the client", "method", m.Method, "err", err)
 	}
 }
 
-// callClient calls the client. When ctx ends first, the client is told to
-// cancel too, so the editor closes its prompt instead of leaving it open
-// for a call that is gone.
-func (h *host) callClient(ctx context.Context, method string, params, result any) error {
-	id, err := h.conn.Call(ctx, method, params, result)
+// ask calls the client with request m. When ctx ends first, the client is
+// told to cancel too, so the editor closes its prompt instead of leaving
+// it open for a call that is gone.
+func ask[P, R any](ctx context.Context, h *host, m protocol.Request[P, R], params P) (R, error) {
+	res, id, err := callClient(ctx, h.conn, m, params)
 	if err != nil && ctx.Err() != nil {
-		cancel := struct {
-			ID *jsonrpc2.ID `json:"id"`
-		}{&id}
-		if nerr := h.conn.Notify(context.Background(), protocol.MethodCancelRequest, cancel); nerr != nil {
-			h.log.Debug("could not cancel the client's prompt", "method", method, "err", nerr)
+		raw, merr := json.Marshal(&id)
+		if merr == nil {
+			merr = notifyClient(context.Background(), h.conn, protocol.CancelRequest, protocol.CancelParams{ID: raw})
+		}
+		if merr != nil {
+			h.log.Debug("could not cancel the client's prompt", "method", m.Method, "err", merr)
 		}
 	}
-	return err
+	return res, err
 }

@@ -1,21 +1,14 @@
 package daemon
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"net/url"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"github.com/tether-dev/tether/internal/logging"
-	"github.com/tether-dev/tether/internal/memory"
-	"github.com/tether-dev/tether/internal/permission"
-	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/tool"
-	"github.com/tether-dev/tether/internal/web"
-	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -23,39 +16,40 @@ import (
 // fixes the tools' environment for the life of the connection. A rejected
 // initialize changes nothing, so the client may correct it and send it
 // again.
-func (s *server) initialize(raw json.RawMessage) (any, error) {
+func (s *server) initialize(_ context.Context, p *protocol.InitializeParams) (protocol.InitializeResult, error) {
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
 	if state != stateNew {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received; it is sent once per connection")
+		return protocol.InitializeResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received; it is sent once per connection")
 	}
-	var p protocol.InitializeParams
-	if err := decodeParams(protocol.MethodInitialize, raw, &p); err != nil {
-		return nil, err
-	}
-	env, err := s.newEnv(p)
+	env, err := s.newEnv(*p)
 	if err != nil {
-		return nil, err
+		return protocol.InitializeResult{}, err
 	}
-	inFlight := DefaultMaxCallsInFlight
-	if p.Settings != nil && p.Settings.MaxCallsInFlight > 0 {
-		inFlight = p.Settings.MaxCallsInFlight
-	}
+	inFlight := env.Settings.MaxCallsInFlight
 	s.mu.Lock()
 	s.env, s.state = env, stateRunning
 	s.slots.max = inFlight // no call runs yet: every one before initialize was refused
 	s.mu.Unlock()
 	s.logger.Info("initialized", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version,
 		"folders", len(p.WorkspaceFolders), "mode", env.Mode(), "rg", env.Settings.RgPath)
+	if s.listenApprovals && p.Capabilities.Approval {
+		name := p.ClientInfo.Name
+		if name == "" {
+			name = "the editor"
+		}
+		s.serveApprovals(env.Workspace.Primary(), name)
+	}
 	return protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: "tether", Version: s.version},
 		Tools:      s.reg.Offered(env),
 	}, nil
 }
 
-// newEnv validates everything first and applies the log level last, so a
-// rejected initialize leaves no trace.
+// newEnv checks the folders and the settings first, and opens the
+// project's stores and applies the log level last, so a rejected
+// initialize leaves no trace.
 func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 	if len(p.WorkspaceFolders) == 0 {
 		return nil, invalidParams("initialize has no workspace folder: Tether works inside a folder, so open one in the editor and start again")
@@ -68,75 +62,39 @@ func (s *server) newEnv(p protocol.InitializeParams) (*tool.Env, error) {
 		}
 		paths = append(paths, path)
 	}
-	ws, err := workspace.New(paths...)
+	var wire protocol.Settings
+	if p.Settings != nil {
+		wire = *p.Settings
+	}
+	set, err := tool.NewSettings(wire)
 	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
-
-	var set protocol.Settings
-	if p.Settings != nil {
-		set = *p.Settings
+	ws, err := tool.OpenWorkspace(paths, &set)
+	if err != nil {
+		return nil, invalidParams("%v", err)
 	}
-	mode := set.PermissionMode
-	if mode == "" {
-		mode = protocol.ModeDefault
+	if set.RgErr != nil {
+		s.logger.Warn("grep and glob will not work until ripgrep is available", "err", set.RgErr)
 	}
-	if !permission.ValidMode(mode) {
-		return nil, invalidParams("unknown settings.permissionMode %q: use one of %s", mode, permission.ModeNames())
-	}
-	if set.TokenBudget < 0 {
-		return nil, invalidParams("settings.tokenBudget is %d: it must be a positive number of tokens, or absent for the default", set.TokenBudget)
+	st, err := tool.OpenStores(ws, &set, s.logger, true)
+	if err != nil {
+		ws.Close()
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
 	if set.LogLevel != "" {
-		if _, err := logging.ParseLevel(set.LogLevel); err != nil {
-			return nil, invalidParams("settings.logLevel: %v", err)
-		}
+		_ = s.log.SetLevel(set.LogLevel) // checked by NewSettings
 	}
-
-	rg, err := search.LookRg(set.RgPath)
-	if err != nil {
-		s.logger.Warn("grep and glob will not work until ripgrep is available", "err", err)
-	}
-	if set.AgentMaxTurns < 0 {
-		return nil, invalidParams("settings.agentMaxTurns is %d: it must be a positive number of model turns, or absent for the default", set.AgentMaxTurns)
-	}
-	if n := set.MaxCallsInFlight; n < 0 || n > MaxCallsInFlightLimit {
-		return nil, invalidParams("settings.maxCallsInFlight is %d: it must be between 1 and %d, or absent for the default (%d)", n, MaxCallsInFlightLimit, DefaultMaxCallsInFlight)
-	}
-	if set.UndoKeep < 0 || set.ShellTimeout < 0 {
-		return nil, invalidParams("settings.undoKeep and settings.shellTimeout must be positive, or absent for the defaults")
-	}
-	if m := set.MemoryMaxBytes; m != 0 && (m < memory.MinMaxBytes || m > memory.MaxMaxBytes) {
-		return nil, invalidParams("settings.memoryMaxBytes is %d: it must be between %d and %d bytes, or absent for the default (%d)", m, memory.MinMaxBytes, memory.MaxMaxBytes, memory.DefaultMaxBytes)
-	}
-	webCfg, err := web.NewConfig(web.FromProtocol(set))
-	if err != nil {
-		return nil, invalidParams("settings.%v", err)
-	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"composeTimeout", set.ComposeTimeout}, {"composeMemoryBytes", set.ComposeMemoryBytes}, {"composeMaxCalls", set.ComposeMaxCalls}} {
-		if f.v < 0 {
-			return nil, invalidParams("settings.%s is %d: it must be positive, or absent for the default", f.name, f.v)
-		}
-	}
-	if set.LogLevel != "" {
-		_ = s.log.SetLevel(set.LogLevel) // validated above
-	}
-	env := &tool.Env{
+	s.stores, s.undo = st, st.Undo
+	return tool.NewEnv(tool.EnvConfig{
 		Workspace:    ws,
 		Host:         &host{conn: s, caps: p.Capabilities, log: s.logger},
 		Log:          s.logger,
 		Capabilities: p.Capabilities,
-		Settings: tool.Settings{Mode: mode, RgPath: rg, TokenBudget: set.TokenBudget, AgentMaxTurns: set.AgentMaxTurns, MemoryMaxBytes: set.MemoryMaxBytes, Web: webCfg,
-			Compose: tool.ComposeSettings{Timeout: time.Duration(set.ComposeTimeout) * time.Second, MemoryBytes: set.ComposeMemoryBytes, MaxCalls: set.ComposeMaxCalls}},
-		Results: tool.NewResults(),
-	}
-	if err := s.attachServices(env, set); err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
-	}
-	return env, nil
+		Settings:     set,
+		Stores:       st,
+		Editor:       true,
+	}), nil
 }
 
 // folderPath turns a workspace folder's file URI into a path. uri.Filename

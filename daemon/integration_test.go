@@ -88,6 +88,7 @@ func startDaemonProc(t *testing.T, ws, home, state string, strict bool, env ...s
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
 		"XDG_DATA_HOME=" + filepath.Join(home, "data"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"XDG_RUNTIME_DIR=" + home, // where it answers tether mcp's questions
 	}, env...), p.handle)
 	if err != nil {
 		t.Fatal(err)

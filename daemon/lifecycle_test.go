@@ -236,7 +236,7 @@ func TestUnknownMethod(t *testing.T) {
 		t.Errorf("unknown method: %d %q", e.Code, e.Message)
 	}
 	// Notifications are never answered, even odd ones.
-	for _, m := range []string{protocol.MethodInitialized, protocol.MethodDiagnosticsPublish, protocol.MethodWorkspaceDirty, "$/setTrace"} {
+	for _, m := range []string{protocol.MethodInitialized, protocol.MethodDiagnosticsPublish, protocol.MethodWorkspaceDirty, protocol.MethodWorkspaceSaved, "$/setTrace"} {
 		if err := f.client.Notify(waitCtx(t), m, map[string]any{"uris": []string{}}); err != nil {
 			t.Fatal(err)
 		}

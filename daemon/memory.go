@@ -3,8 +3,6 @@ package daemon
 import (
 	"context"
 
-	"encoding/json"
-
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/tether-dev/tether/protocol"
@@ -12,7 +10,7 @@ import (
 
 // memoryList lists the project's memories for the editor, which opens
 // their files itself.
-func (s *server) memoryList(context.Context, json.RawMessage) (any, error) {
+func (s *server) memoryList(context.Context, *protocol.None) (protocol.MemoryListResult, error) {
 	store := s.env.Memory
 	out := protocol.MemoryListResult{Memories: []protocol.MemoryInfo{}}
 	if store == nil {
@@ -21,7 +19,7 @@ func (s *server) memoryList(context.Context, json.RawMessage) (any, error) {
 	out.Dir = store.Dir()
 	ms, err := store.List()
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the memory folder: %v", err)
+		return protocol.MemoryListResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the memory folder: %v", err)
 	}
 	for _, m := range ms {
 		info := protocol.MemoryInfo{

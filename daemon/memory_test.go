@@ -248,3 +248,41 @@ func TestMemoryWriteAfterWebFetchAsksEvenInBypass(t *testing.T) {
 		t.Fatalf("stored: %s", stored)
 	}
 }
+
+// acceptEdits exempts file edits inside the workspace, nothing else: a
+// memory write and an archive still ask, while an edit does not.
+func TestAcceptEditsStillAsksForMemoryWrites(t *testing.T) {
+	f := start(t, fixtureOptions{registry: tool.NewRegistry(tools.Remember, tools.MemoryArchive, tools.ReadFile, tools.EditFile)})
+	var res protocol.InitializeResult
+	f.call(protocol.MethodInitialize, f.initParams(protocol.ClientCapabilities{Approval: true}, &protocol.Settings{PermissionMode: protocol.ModeAcceptEdits}), &res)
+
+	f.write("a.txt", "one\n")
+	f.tool("read_file", map[string]any{"path": "a.txt"})
+	if r := f.tool("edit_file", map[string]any{"path": "a.txt", "old_string": "one", "new_string": "two"}); r.IsError {
+		t.Fatalf("edit: %s", r.Content)
+	}
+	f.noApproval()
+
+	f.answer.Store(protocol.AnswerNo)
+	if r := f.tool("remember", map[string]any{"name": "fact", "text": "x"}); !r.IsError || !strings.Contains(r.Content, "declined") {
+		t.Fatalf("remember in acceptEdits: %+v", r)
+	}
+	if req := <-f.approvals; req.Kind != protocol.ApprovalMemory {
+		t.Fatalf("approval: %+v", req)
+	}
+	if f.memoryFile("fact") != "" {
+		t.Fatal("a declined memory write was stored")
+	}
+	f.answer.Store(protocol.AnswerYes)
+	if r := f.tool("remember", map[string]any{"name": "fact", "text": "x"}); r.IsError {
+		t.Fatal(r.Content)
+	}
+	<-f.approvals
+	f.answer.Store(protocol.AnswerNo)
+	if r := f.tool("memory_archive", map[string]any{"name": "fact"}); !r.IsError || !strings.Contains(r.Content, "declined") {
+		t.Fatalf("archive in acceptEdits: %+v", r)
+	}
+	if req := <-f.approvals; req.Kind != protocol.ApprovalMemory {
+		t.Fatalf("approval: %+v", req)
+	}
+}

@@ -45,6 +45,10 @@ type Options struct {
 	Log *logging.Log
 	// MaxMessageBytes caps one incoming message body; 0 means MaxMessageBytes.
 	MaxMessageBytes int64
+	// Approvals makes a daemon whose editor answers approvals also answer
+	// the questions of `tether mcp` sessions of its project (see package
+	// approvals), while the connection lasts.
+	Approvals bool
 }
 
 // stopGrace is how long Serve waits, once it has cancelled the running
@@ -81,6 +85,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	case <-ctx.Done():
 	}
 	s.stop()
+	s.approvals.Wait()
 	s.closeServices()
 	s.out.close()
 	_ = st.Close()
@@ -128,12 +133,19 @@ type server struct {
 	clientCalls clientCalls
 
 	methods     map[string]method
+	notifiers   map[string]notifier
 	methodsList string // the method names, for an unknown method's error
 	sessions    sessions
+	// turns gives the editor's tool calls their requests (chat turns).
+	turns *tool.Turns
 	// undo is the project's checkpoint store, opened by initialize.
 	undo *undo.Store
 	// stores are the project's stores, closed when serving ends.
 	stores *stores.Stores
+	// listenApprovals: see Options.Approvals; approvals is the channel's
+	// server, waited for when serving ends.
+	listenApprovals bool
+	approvals       sync.WaitGroup
 
 	exited  chan struct{} // closed when exit arrives
 	sawExit bool
@@ -162,19 +174,22 @@ func newServer(ctx context.Context, opts Options) *server {
 	}
 	base, cancel := context.WithCancel(ctx)
 	s := &server{
-		version:     opts.Version,
-		reg:         reg,
-		log:         log,
-		logger:      log.Logger(),
-		base:        base,
-		cancelAll:   cancel,
-		sessions:    sessions{m: map[string]*tool.Session{}},
-		clientCalls: clientCalls{pending: map[jsonrpc2.ID]chan *message{}},
-		exited:      make(chan struct{}),
-		readDone:    make(chan error, 1),
+		version:         opts.Version,
+		listenApprovals: opts.Approvals,
+		reg:             reg,
+		log:             log,
+		logger:          log.Logger(),
+		base:            base,
+		cancelAll:       cancel,
+		sessions:        sessions{m: map[string]*tool.Session{}},
+		turns:           tool.NewTurns(tool.TurnGap, time.Now, newRequestID),
+		clientCalls:     clientCalls{pending: map[jsonrpc2.ID]chan *message{}},
+		exited:          make(chan struct{}),
+		readDone:        make(chan error, 1),
 	}
 	s.slots.init(&s.mu, DefaultMaxCallsInFlight)
 	s.methods = s.methodTable()
+	s.notifiers = s.notificationTable()
 	s.methodsList = strings.Join(s.methodNames(), ", ")
 	return s
 }

@@ -10,14 +10,16 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	lsp "go.lsp.dev/protocol"
+
+	"github.com/tether-dev/tether/internal/tool"
 )
 
 // DefaultMaxCallsInFlight is how many calls run at once when initialize's
-// settings.maxCallsInFlight names no other number.
-const DefaultMaxCallsInFlight = 16
+// settings.maxCallsInFlight names no other number; the settings declare it.
+const DefaultMaxCallsInFlight = tool.DefaultMaxCallsInFlight
 
 // MaxCallsInFlightLimit is the most settings.maxCallsInFlight may ask for.
-const MaxCallsInFlightLimit = 1024
+const MaxCallsInFlightLimit = tool.MaxCallsInFlightLimit
 
 const (
 	// ParkedPerSlot is how many calls may wait for a slot, per slot, once

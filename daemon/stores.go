@@ -2,11 +2,11 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
@@ -16,10 +16,10 @@ import (
 // the user can act on (no such checkpoint, nothing to undo) is an
 // InvalidParams error whose message says what to do.
 
-func (s *server) undoList(context.Context, json.RawMessage) (any, error) {
+func (s *server) undoList(context.Context, *protocol.None) (protocol.UndoListResult, error) {
 	cps, err := s.undo.List()
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the undo checkpoints: %v", err)
+		return protocol.UndoListResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the undo checkpoints: %v", err)
 	}
 	if cps == nil {
 		cps = []protocol.Checkpoint{}
@@ -27,14 +27,10 @@ func (s *server) undoList(context.Context, json.RawMessage) (any, error) {
 	return protocol.UndoListResult{Checkpoints: cps}, nil
 }
 
-func (s *server) undoUndo(_ context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.UndoParams
-	if err := decodeParams(protocol.MethodUndoUndo, raw, &p); err != nil {
-		return nil, err
-	}
+func (s *server) undoUndo(_ context.Context, p *protocol.UndoParams) (protocol.UndoResult, error) {
 	rep, err := s.undo.Undo(p.ID)
 	if err != nil {
-		return nil, invalidParams("%v", err)
+		return protocol.UndoResult{}, invalidParams("%v", err)
 	}
 	// Empty lists, not null, so a client can count them.
 	out := rep
@@ -48,41 +44,50 @@ func (s *server) undoUndo(_ context.Context, raw json.RawMessage) (any, error) {
 	return out, nil
 }
 
-func (s *server) undoShow(_ context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.UndoShowParams
-	if err := decodeParams(protocol.MethodUndoShow, raw, &p); err != nil {
-		return nil, err
-	}
+func (s *server) undoShow(_ context.Context, p *protocol.UndoShowParams) (protocol.UndoShowResult, error) {
 	if p.ID == "" {
-		return nil, invalidParams("undo/show needs \"id\": a checkpoint id from undo/list")
+		return protocol.UndoShowResult{}, invalidParams("undo/show needs \"id\": a checkpoint id from undo/list")
 	}
 	d, err := s.undo.Show(p.ID)
 	if err != nil {
-		return nil, invalidParams("%v", err)
+		return protocol.UndoShowResult{}, invalidParams("%v", err)
 	}
 	return protocol.UndoShowResult{Diff: d}, nil
 }
 
-func (s *server) permissionsList(context.Context, json.RawMessage) (any, error) {
+func (s *server) permissionsList(context.Context, *protocol.None) (protocol.PermissionsListResult, error) {
 	out := protocol.PermissionsListResult{Mode: s.env.Mode(), Path: s.env.Rules.Path(), Rules: []protocol.PermissionRule{}}
 	for _, r := range s.env.Rules.List() {
-		out.Rules = append(out.Rules, protocol.PermissionRule{Kind: r.Kind, Program: r.Program, Host: r.Host, Dir: r.Dir, Added: r.Added, Description: "always " + r.String()})
+		out.Rules = append(out.Rules, r.Wire())
 	}
 	return out, nil
 }
 
-func (s *server) permissionsReset(context.Context, json.RawMessage) (any, error) {
+// permissionsRemove forgets the rules named, as permissions/list gave them.
+func (s *server) permissionsRemove(_ context.Context, p *protocol.PermissionsRemoveParams) (protocol.PermissionsRemoveResult, error) {
+	removed := 0
+	for _, r := range p.Rules {
+		n, err := s.env.Rules.Remove(permission.RuleFrom(r))
+		if err != nil {
+			return protocol.PermissionsRemoveResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "removing a saved permission: %v", err)
+		}
+		removed += n
+	}
+	return protocol.PermissionsRemoveResult{Removed: removed}, nil
+}
+
+func (s *server) permissionsReset(context.Context, *protocol.None) (protocol.PermissionsResetResult, error) {
 	n := len(s.env.Rules.List())
 	if err := s.env.Rules.Reset(); err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "clearing the saved permissions: %v", err)
+		return protocol.PermissionsResetResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "clearing the saved permissions: %v", err)
 	}
 	return protocol.PermissionsResetResult{Removed: n}, nil
 }
 
-func (s *server) stagedList(context.Context, json.RawMessage) (any, error) {
+func (s *server) stagedList(context.Context, *protocol.None) (protocol.StagedListResult, error) {
 	entries, err := s.env.Staging.List()
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the staged changes: %v", err)
+		return protocol.StagedListResult{}, jsonrpc2.Errorf(jsonrpc2.InternalError, "reading the staged changes: %v", err)
 	}
 	out := protocol.StagedListResult{Staged: []protocol.StagedChange{}}
 	for _, e := range entries {
@@ -97,14 +102,10 @@ func (s *server) stagedList(context.Context, json.RawMessage) (any, error) {
 
 // stagedApply writes staged changes, oldest first, as one request: one
 // undo checkpoint puts them all back.
-func (s *server) stagedApply(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.StagedParams
-	if err := decodeParams(protocol.MethodStagedApply, raw, &p); err != nil {
-		return nil, err
-	}
+func (s *server) stagedApply(ctx context.Context, p *protocol.StagedParams) (protocol.StagedApplyResult, error) {
 	ids, err := s.stagedIDs(p.IDs)
 	if err != nil {
-		return nil, err
+		return protocol.StagedApplyResult{}, err
 	}
 	if p.RequestID == "" {
 		p.RequestID = "staged-" + strings.Join(ids, "+")
@@ -136,14 +137,10 @@ func (s *server) stagedApply(ctx context.Context, raw json.RawMessage) (any, err
 	return out, nil
 }
 
-func (s *server) stagedDrop(_ context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.StagedParams
-	if err := decodeParams(protocol.MethodStagedDrop, raw, &p); err != nil {
-		return nil, err
-	}
+func (s *server) stagedDrop(_ context.Context, p *protocol.StagedParams) (protocol.StagedDropResult, error) {
 	ids, err := s.stagedIDs(p.IDs)
 	if err != nil {
-		return nil, err
+		return protocol.StagedDropResult{}, err
 	}
 	out := protocol.StagedDropResult{Dropped: []string{}}
 	for _, id := range ids {

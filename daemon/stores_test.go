@@ -11,7 +11,9 @@ import (
 	lsp "go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
 )
 
 // An edit over the wire leaves a checkpoint; undo/undo puts the file back
@@ -210,4 +212,93 @@ func TestOpenFilesListedInWorkspaceDirty(t *testing.T) {
 	if !strings.Contains(res.Content, "no fresh diagnostics for b.go") {
 		t.Errorf("closed b.go was not waited for after a closed file of its kind got diagnostics: %s", res.Content)
 	}
+}
+
+// Through tether serve: "always" on a read outside the workspace saves that
+// folder; the next file there is read unasked, a sibling whose name starts
+// the same is asked about; permissions/list shows the folder and
+// permissions/reset forgets it.
+func TestOutsideAlwaysThroughServe(t *testing.T) {
+	f := start(t, fixtureOptions{registry: tool.NewRegistry(tools.ReadFile, tools.ListDir)})
+	f.initialize()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(root, "lib")
+	for _, p := range []string{filepath.Join(lib, "a.h"), filepath.Join(lib, "b.h"), filepath.Join(root, "lib-evil", "c.h")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.answer.Store(protocol.AnswerAlways)
+	if r := f.tool("read_file", map[string]any{"path": filepath.Join(lib, "a.h")}); r.IsError {
+		t.Fatal(r.Content)
+	}
+	if req := <-f.approvals; req.Kind != protocol.ApprovalOutside || !strings.Contains(req.AlwaysScope, lib) {
+		t.Fatalf("approval: %+v", req)
+	}
+	f.answer.Store(protocol.AnswerNo)
+	if r := f.tool("read_file", map[string]any{"path": filepath.Join(lib, "b.h")}); r.IsError {
+		t.Fatalf("the saved folder: %s", r.Content)
+	}
+	if r := f.tool("list_dir", map[string]any{"path": lib}); r.IsError {
+		t.Fatalf("listing the saved folder: %s", r.Content)
+	}
+	f.noApproval()
+	if r := f.tool("read_file", map[string]any{"path": filepath.Join(root, "lib-evil", "c.h")}); !r.IsError {
+		t.Fatalf("lib-evil was read: %s", r.Content)
+	}
+	<-f.approvals
+
+	var list protocol.PermissionsListResult
+	f.call(protocol.MethodPermissionsList, struct{}{}, &list)
+	if len(list.Rules) != 1 || list.Rules[0].Kind != protocol.ApprovalOutside || list.Rules[0].Dir != lib || !strings.Contains(list.Rules[0].Description, lib) {
+		t.Fatalf("permissions/list: %+v", list)
+	}
+	var reset protocol.PermissionsResetResult
+	f.call(protocol.MethodPermissionsReset, struct{}{}, &reset)
+	if r := f.tool("read_file", map[string]any{"path": filepath.Join(lib, "b.h")}); !r.IsError {
+		t.Fatalf("after reset the folder was read unasked: %s", r.Content)
+	}
+	<-f.approvals
+}
+
+// Through tether serve: a file the user changed and saved in the editor
+// since the agent read it is refused, and the refusal shows what changed
+// and says the user saved it (workspace/saved); the edit then goes through
+// without another read. A file only touched is not refused at all.
+func TestStaleRefusalThroughServe(t *testing.T) {
+	f := start(t, fixtureOptions{registry: tool.NewRegistry(tools.ReadFile, tools.EditFile)})
+	f.initialize()
+	f.write("a.go", "package a\n\nfunc A() int { return 1 }\n\nfunc B() int { return 2 }\n")
+	if r := f.tool("read_file", map[string]any{"path": "a.go"}); r.IsError {
+		t.Fatal(r.Content)
+	}
+	// Touched: same bytes, a later time.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(f.dir, "a.go"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.tool("edit_file", map[string]any{"path": "a.go", "old_string": "return 1", "new_string": "return 10"}); r.IsError {
+		t.Fatalf("a touched file was refused: %s", r.Content)
+	}
+	<-f.approvals
+	// Changed by the user, who saved it in the editor.
+	f.write("a.go", "package a\n\nfunc A() int { return 10 }\n\nfunc B() int { return 20 }\n")
+	if err := f.client.Notify(waitCtx(t), protocol.MethodWorkspaceSaved, protocol.WorkspaceSavedParams{URIs: []lsp.DocumentURI{uri.File(filepath.Join(f.dir, "a.go"))}}); err != nil {
+		t.Fatal(err)
+	}
+	// Notifications are handled in the order they come, before the call.
+	r := f.tool("edit_file", map[string]any{"path": "a.go", "old_string": "return 10", "new_string": "return 100"})
+	if !r.IsError || !strings.Contains(r.Content, "the user saved it in the editor") || !strings.Contains(r.Content, "+5\tfunc B() int { return 20 }") {
+		t.Fatalf("the refusal: %+v", r)
+	}
+	if r := f.tool("edit_file", map[string]any{"path": "a.go", "old_string": "return 10", "new_string": "return 100"}); r.IsError {
+		t.Fatalf("the edit after the refusal: %s", r.Content)
+	}
+	<-f.approvals
 }

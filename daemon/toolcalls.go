@@ -2,26 +2,27 @@ package daemon
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"strconv"
-	"strings"
+	"fmt"
 	"sync"
 
-	"github.com/tether-dev/tether/internal/jsonscan"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 )
 
-func (s *server) toolsList(context.Context, json.RawMessage) (any, error) {
+func (s *server) toolsList(context.Context, *protocol.None) (protocol.ToolsListResult, error) {
 	return protocol.ToolsListResult{Tools: s.reg.Offered(s.env)}, nil
 }
 
-func (s *server) toolsCall(ctx context.Context, raw json.RawMessage) (any, error) {
-	c, err := s.newCall(protocol.MethodToolsCall, raw)
+func (s *server) toolsCall(ctx context.Context, p *protocol.ToolCallParams) (protocol.ToolCallResult, error) {
+	c, err := s.newCall(protocol.MethodToolsCall, p)
 	if err != nil {
-		return nil, err
+		return protocol.ToolCallResult{}, err
 	}
 	c.ID = callID(ctx)
+	s.turns.Enter(c.RequestID) // a request requests/turn gave stays open while its calls run
+	defer s.turns.Leave(c.RequestID)
 	res := s.reg.Invoke(ctx, c)
 	out := protocol.ToolCallResult{Content: res.Content, IsError: res.IsError, Diff: res.Diff}
 	if !res.IsError && res.Diff != "" {
@@ -30,14 +31,33 @@ func (s *server) toolsCall(ctx context.Context, raw json.RawMessage) (any, error
 	return out, nil
 }
 
+// requestsTurn answers requests/turn: the request a call of the chat
+// session starting now belongs to (see tool.Turns).
+func (s *server) requestsTurn(_ context.Context, p *protocol.TurnParams) (protocol.TurnResult, error) {
+	if p.Session == "" {
+		return protocol.TurnResult{}, invalidParams("requests/turn needs \"session\": a key that names the chat session the call comes from")
+	}
+	return protocol.TurnResult{RequestID: s.turns.Request(p.Session)}, nil
+}
+
+// newRequestID names a request the daemon starts, as a random UUID: as
+// the editor named them when it kept the turns itself.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
 // toolsPrepare previews a call without side effects. A read-only tool is
 // not run at all: running it would do the read (and record it) just to
 // describe it. A tool that changes things runs with Prepare set, which
 // stops it before any change and says whether it would ask.
-func (s *server) toolsPrepare(ctx context.Context, raw json.RawMessage) (any, error) {
-	c, err := s.newCall(protocol.MethodToolsPrepare, raw)
+func (s *server) toolsPrepare(ctx context.Context, p *protocol.ToolPrepareParams) (protocol.ToolPrepareResult, error) {
+	c, err := s.newCall(protocol.MethodToolsPrepare, p)
 	if err != nil {
-		return nil, err
+		return protocol.ToolPrepareResult{}, err
 	}
 	t, ok := s.reg.Lookup(c.Name)
 	if !ok {
@@ -90,13 +110,7 @@ func readApproval(c *tool.Call) *protocol.ApprovalRequestParams {
 }
 
 // newCall builds a tool.Call from tools/call or tools/prepare params.
-func (s *server) newCall(method string, raw json.RawMessage) (*tool.Call, error) {
-	p, ok := toolCallParams(raw)
-	if !ok {
-		if err := decodeParams(method, raw, &p); err != nil {
-			return nil, err
-		}
-	}
+func (s *server) newCall(method string, p *protocol.ToolCallParams) (*tool.Call, error) {
 	if p.Name == "" {
 		return nil, invalidParams("%s needs \"name\": the tool to run (tools/list names them)", method)
 	}
@@ -111,59 +125,6 @@ func (s *server) newCall(method string, raw json.RawMessage) (*tool.Call, error)
 		Session:   s.sessions.get(p.Session),
 		Env:       s.env,
 	}, nil
-}
-
-// toolCallParams decodes the params of tools/call without copying the
-// arguments (they stay in the message's body, which the call holds) and
-// without encoding/json's own check of text the reader has checked.
-// It declines (ok false) anything it is not sure of: a member of an
-// unexpected type, or a name that differs from a field's only in case,
-// which encoding/json would accept; decodeParams then decides.
-func toolCallParams(raw []byte) (p protocol.ToolCallParams, ok bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return p, true
-	}
-	ok = true
-	str := func(v []byte, dst *string) {
-		switch {
-		case v[0] == '"':
-			*dst, ok = jsonscan.Unquote(v)
-		case string(v) != "null":
-			ok = false
-		}
-	}
-	isObject := jsonscan.Members(raw, func(key, value []byte) {
-		if !ok {
-			return
-		}
-		switch string(key) {
-		case `"name"`:
-			str(value, &p.Name)
-		case `"arguments"`:
-			p.Arguments = value
-		case `"requestId"`:
-			str(value, &p.RequestID)
-		case `"session"`:
-			str(value, &p.Session)
-		case `"tokenBudget"`:
-			n, err := strconv.ParseInt(string(value), 10, 0)
-			if err == nil {
-				p.TokenBudget = int(n)
-			} else if string(value) != "null" {
-				ok = false
-			}
-		default:
-			// encoding/json matches names regardless of case, and keys
-			// may be escaped: leave anything like a field to it.
-			name, _ := jsonscan.Unquote(key)
-			for _, f := range [...]string{"name", "arguments", "requestId", "session", "tokenBudget"} {
-				if strings.EqualFold(name, f) {
-					ok = false
-				}
-			}
-		}
-	})
-	return p, ok && isObject
 }
 
 // sessions holds each agent's read records, by the session id its calls

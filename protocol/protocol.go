@@ -27,14 +27,17 @@ const (
 	MethodUndoShow           = "undo/show"
 	MethodDiagnosticsPublish = "diagnostics/publish"
 	MethodWorkspaceDirty     = "workspace/dirty"
+	MethodWorkspaceSaved     = "workspace/saved"
 	MethodCancelRequest      = "$/cancelRequest"
 	MethodPermissionsList    = "permissions/list"
 	MethodPermissionsReset   = "permissions/reset"
+	MethodPermissionsRemove  = "permissions/remove"
 	MethodStagedList         = "staged/list"
 	MethodStagedApply        = "staged/apply"
 	MethodStagedDrop         = "staged/drop"
 	MethodToolsResult        = "tools/result"
 	MethodMemoryList         = "memory/list"
+	MethodRequestsTurn       = "requests/turn"
 )
 
 // Daemon → client methods, sent only where initialize said the client can.
@@ -149,6 +152,24 @@ type Settings struct {
 	// wait their turn, and past a bound the daemon stops reading until one
 	// ends. Default 16.
 	MaxCallsInFlight int `json:"maxCallsInFlight,omitempty"`
+
+	// WriteRoots are folders outside the workspace that file changes may
+	// reach (a sibling repository), as absolute paths: confined like a
+	// workspace folder (symlinks resolved, every write beneath the
+	// folder's own handle), read without asking, changed with approval as
+	// in the workspace. Default none.
+	WriteRoots []string `json:"writeRoots,omitempty"`
+	// ShellSandbox is how shell commands are confined: "auto" (the
+	// default: the strongest level this machine passes: namespaces with
+	// Landlock on Linux, Seatbelt on macOS), "landlock" (Landlock only:
+	// confinement without the overlay) or "off" (commands run with all of
+	// the user's rights). Windows has no sandbox.
+	ShellSandbox string `json:"shellSandbox,omitempty"`
+	// ShellWritablePaths are folders (or files) outside the workspace that
+	// a sandboxed command may write, added to the built-in cache paths
+	// (Go's, npm's, cargo's, pip's). Tether's own folders are never
+	// writable.
+	ShellWritablePaths []string `json:"shellWritablePaths,omitempty"`
 }
 
 // InitializeParams opens a session.
@@ -266,6 +287,13 @@ type WorkspaceDirtyParams struct {
 	Open []lsp.DocumentURI `json:"open,omitempty"`
 }
 
+// WorkspaceSavedParams lists files the user just saved in the editor
+// (workspace/saved, a notification): a file that changed since the agent
+// read it is then said to be the user's change.
+type WorkspaceSavedParams struct {
+	URIs []lsp.DocumentURI `json:"uris"`
+}
+
 // CancelParams is LSP's $/cancelRequest.
 type CancelParams struct {
 	ID json.RawMessage `json:"id"`
@@ -311,12 +339,60 @@ type ApprovalRequestParams struct {
 	// URL is the full address of a fetch; Host is then the host the
 	// permission rules judge (its real host, in IDNA ASCII form).
 	URL string `json:"url,omitempty"`
-	// AlwaysScope says in words what "always" would allow from now on.
+	// Network is set when a command asks for network access.
+	Network bool `json:"network,omitempty"`
+	// Sandbox, for a command, says whether it runs in the sandbox; false
+	// means with all of the user's rights.
+	Sandbox *bool `json:"sandbox,omitempty"`
+	// Description is the agent's own short account of what a command is
+	// for, shown beside it; the command line is what runs.
+	Description string `json:"description,omitempty"`
+	// AlwaysScope says in words what "always" would allow from now on;
+	// empty when "always" is not offered (the answer then counts as yes).
 	AlwaysScope string `json:"alwaysScope"`
 	// Untrusted lists what the request read from outside (web pages,
 	// search results, commands that reached the network) before this step,
 	// which writes project memory: its text may carry someone else's words.
 	Untrusted []string `json:"untrusted,omitempty"`
+	// From names who asks when it is not the client's own agent: the MCP
+	// client whose call came through tether mcp ("Claude Code").
+	From string `json:"from,omitempty"`
+	// Files, when set, is a change set reviewed as one (kind "edit"): what
+	// a command wrote, file by file in order, each with its own diff and
+	// hunks. Diff is then all of them together. The answer is for the
+	// whole set; its Files may keep only some hunks of a file, or leave a
+	// file out.
+	Files []FileChange `json:"files,omitempty"`
+}
+
+// FileChange is one file of a change set under review.
+type FileChange struct {
+	// Path is the file's absolute path.
+	Path string `json:"path"`
+	// Status is what happens to it: "created", "modified", "deleted",
+	// "mode" (only its permissions), "link" (a symbolic link made or
+	// changed), "folder" (a folder made, removed or its mode changed).
+	Status string `json:"status"`
+	Diff   string `json:"diff"`
+	// Original and Proposed are the texts side by side, and Hunks the
+	// diff's hunks, for a text file small enough to show; absent for
+	// anything else, which Note describes ("binary, 2.1 MB").
+	Original *string `json:"original,omitempty"`
+	Proposed *string `json:"proposed,omitempty"`
+	Hunks    []Hunk  `json:"hunks,omitempty"`
+	Note     string  `json:"note,omitempty"`
+}
+
+// FileAnswer is the user's answer for one file of a change set.
+type FileAnswer struct {
+	Path string `json:"path"`
+	// Skip leaves the file as it is: the command's change to it is not
+	// applied.
+	Skip bool `json:"skip,omitempty"`
+	// Hunks, when present, are the IDs of the hunks kept; Content, when
+	// present, is the text the user edited the proposal into.
+	Hunks   []int   `json:"hunks,omitempty"`
+	Content *string `json:"content,omitempty"`
 }
 
 // Hunk is one hunk of a change's diff, as offered for approval.
@@ -338,6 +414,10 @@ type ApprovalRequestResult struct {
 	Answer  Answer  `json:"answer"`
 	Hunks   []int   `json:"hunks,omitempty"`
 	Content *string `json:"content,omitempty"`
+	// Files answers a change set file by file (see
+	// ApprovalRequestParams.Files); a file it does not name is applied as
+	// shown.
+	Files []FileAnswer `json:"files,omitempty"`
 }
 
 // UserAskParams puts a question to the user.
@@ -345,6 +425,9 @@ type UserAskParams struct {
 	Question      string   `json:"question"`
 	Options       []string `json:"options"`
 	AllowFreeText bool     `json:"allowFreeText"`
+	// From names who asks when it is not the client's own agent (see
+	// ApprovalRequestParams.From).
+	From string `json:"from,omitempty"`
 }
 
 // UserAskResult is the user's answer, or Cancelled.
@@ -505,6 +588,10 @@ type Checkpoint struct {
 	// Damaged, when set, says that part of the checkpoint's record could
 	// not be read: what it can still put back and what it cannot.
 	Damaged string `json:"damaged,omitempty"`
+	// Interrupted, when set, says that Tether stopped while it applied a
+	// command's changes in this request: each file holds its old or its
+	// new content, and undo puts back what was applied.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // UndoListResult answers undo/list, newest first.
@@ -550,12 +637,21 @@ type UndoShowResult struct {
 
 // PermissionRule is one saved "always" answer.
 type PermissionRule struct {
-	Kind        ApprovalKind `json:"kind"`
-	Program     string       `json:"program,omitempty"`
-	Host        string       `json:"host,omitempty"`
-	Dir         string       `json:"dir,omitempty"`
-	Added       time.Time    `json:"added"`
-	Description string       `json:"description"`
+	Kind    ApprovalKind `json:"kind"`
+	Program string       `json:"program,omitempty"`
+	// Subcommand narrows a command rule to one subcommand ("git status");
+	// empty covers every subcommand.
+	Subcommand string `json:"subcommand,omitempty"`
+	// Network says whether a command rule covers runs with network access
+	// (true) or only without (false); absent, both.
+	Network     *bool     `json:"network,omitempty"`
+	Host        string    `json:"host,omitempty"`
+	Dir         string    `json:"dir,omitempty"`
+	Added       time.Time `json:"added"`
+	Description string    `json:"description"`
+	// Disabled, when set, says why the rule allows nothing: it fails one
+	// of the examples saved with it.
+	Disabled string `json:"disabled,omitempty"`
 }
 
 // PermissionsListResult answers permissions/list.
@@ -564,6 +660,17 @@ type PermissionsListResult struct {
 	Rules []PermissionRule `json:"rules"`
 	// Path is the project's allow.json.
 	Path string `json:"path"`
+}
+
+// PermissionsRemoveParams names saved rules to forget, as permissions/list
+// gave them (kind, program, subcommand, network, host, dir).
+type PermissionsRemoveParams struct {
+	Rules []PermissionRule `json:"rules"`
+}
+
+// PermissionsRemoveResult answers permissions/remove.
+type PermissionsRemoveResult struct {
+	Removed int `json:"removed"`
 }
 
 // PermissionsResetResult answers permissions/reset.
@@ -633,4 +740,20 @@ type MemoryInfo struct {
 	// Error says why the file cannot be read as a memory (a broken
 	// frontmatter, with its line); it is left as the user wrote it.
 	Error string `json:"error,omitempty"`
+}
+
+// TurnParams names the chat session a tool call comes from, for a client
+// that knows the session but not where one turn of it ends.
+type TurnParams struct {
+	// Session is a key that stays the same for every call of one chat
+	// session, and differs between sessions.
+	Session string `json:"session"`
+}
+
+// TurnResult is the request a call of the session starting now belongs
+// to: the session's current chat turn, or a new one when the session has
+// paused between calls for two minutes or more. The call names it as its
+// requestId, and its changes join that request's undo checkpoint.
+type TurnResult struct {
+	RequestID string `json:"requestId"`
 }

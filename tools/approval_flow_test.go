@@ -365,3 +365,32 @@ func TestAcceptEditsStillAsksForFilesThatRunCode(t *testing.T) {
 	}
 	h.ok("write_file", map[string]any{"path": "src/main.go", "content": "package main\n"})
 }
+
+// A call the user skipped or declined did not happen: sending it again is
+// asking the user again, not a loop, so it does not count toward the
+// repeat guard. A call that ran (or was refused by the rules) does.
+func TestDeclinedCallsDoNotCountAsRepeats(t *testing.T) {
+	for _, answer := range []protocol.Answer{protocol.AnswerSkip, protocol.AnswerNo} {
+		h := newHarness(t)
+		h.host.answer = answer
+		args := map[string]any{"path": "new.txt", "content": "x\n"}
+		for i := range 4 {
+			if msg := h.fail("write_file", args); !strings.Contains(msg, "did not happen") {
+				t.Fatalf("%s, call %d: %s", answer, i+1, msg)
+			}
+		}
+		if len(h.host.requests) != 4 {
+			t.Fatalf("%s: asked %d times, want 4", answer, len(h.host.requests))
+		}
+		h.host.answer = protocol.AnswerYes
+		h.ok("write_file", args)
+	}
+	// Calls that ran still count.
+	h := newHarness(t)
+	h.write("a.txt", "a\n")
+	h.ok("read_file", map[string]any{"path": "a.txt"})
+	h.ok("read_file", map[string]any{"path": "a.txt"})
+	if msg := h.fail("read_file", map[string]any{"path": "a.txt"}); !strings.Contains(msg, "3 times in a row") {
+		t.Fatal(msg)
+	}
+}

@@ -39,6 +39,7 @@ var AskUser = tool.New(tool.Def[askUserArgs]{
 	Permission:      "the answer is the permission",
 	ReadOnly:        true,
 	Available:       func(env *tool.Env) bool { return env.Capabilities.AskUser },
+	NotAvailable:    "needs a client that can put a question to the user: the VS Code extension, tether call, or an MCP client that offers elicitation",
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["question"].MinLength = jsonschema.Ptr(1)
 		s.Properties["options"].MinItems = jsonschema.Ptr(minAskOptions)

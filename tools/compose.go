@@ -43,7 +43,7 @@ var Compose = tool.New(tool.Def[composeArgs]{
 	Risk:            protocol.RiskHigh,
 	Permission:      "per child call",
 	Describe: func(a composeArgs) string {
-		return fmt.Sprintf("Running a program of %d lines", strings.Count(strings.TrimRight(a.Code, "\n"), "\n")+1)
+		return "Running a program of " + countNoun(strings.Count(strings.TrimRight(a.Code, "\n"), "\n")+1, "line")
 	},
 	Run: func(ctx context.Context, c *tool.Call, a composeArgs) (tool.Result, error) {
 		return runCompose(ctx, c, a, c.Registry)
@@ -119,7 +119,7 @@ func report(out *compose.Outcome, budget tool.Budget) tool.Result {
 
 	var rest strings.Builder
 	if len(out.Logs) > 0 || out.LogsDropped > 0 {
-		fmt.Fprintf(&rest, "\nLogs (%d lines", len(out.Logs))
+		fmt.Fprintf(&rest, "\nLogs (%s", countNoun(len(out.Logs), "line"))
 		if out.LogsDropped > 0 {
 			fmt.Fprintf(&rest, "; %d more dropped: the %s limit is %d", out.LogsDropped, compose.LimitLogs, compose.MaxLogLines)
 		}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestComposeReport(t *testing.T) {
 	if res.IsError {
 		t.Fatal(res.Content)
 	}
-	want := "{\"first\":\"1\\tone\",\"n\":2}\n\nLogs (1 lines):\nlines: 2\n\nTool calls (2):\n1. read_file {\"path\":\"a.txt\"} ok\n2. read_file {\"path\":\"missing.txt\"} error: "
+	want := "{\"first\":\"1\\tone\",\"n\":2}\n\nLogs (1 line):\nlines: 2\n\nTool calls (2):\n1. read_file {\"path\":\"a.txt\"} ok\n2. read_file {\"path\":\"missing.txt\"} error: "
 	if !strings.HasPrefix(res.Content, want) {
 		t.Fatalf("report:\n%s\nwant it to start:\n%s", res.Content, want)
 	}
@@ -119,5 +120,38 @@ func TestComposeRefusedBeforeAnyCall(t *testing.T) {
 	}
 	if len(h.host.requests) != 0 {
 		t.Fatal("a refused program asked for approval")
+	}
+}
+
+func TestComposeDescribeCountsLines(t *testing.T) {
+	for code, want := range map[string]string{
+		"return 1":               "Running a program of 1 line",
+		"return 1\n":             "Running a program of 1 line",
+		"const a = 1;\nreturn a": "Running a program of 2 lines",
+	} {
+		raw, _ := json.Marshal(map[string]string{"code": code})
+		if got := Compose.Describe(raw); got != want {
+			t.Errorf("%q: %q, want %q", code, got, want)
+		}
+	}
+}
+
+// What the model reads when a program hits a limit names the limit, never
+// "null", whatever the program was doing.
+func TestComposeLimitMessagesNameTheLimit(t *testing.T) {
+	h := newHarness(t)
+	h.env.Settings.Compose.MemoryBytes = 16 << 20
+	// A low step limit: under the race detector the engine runs so slowly
+	// that the default's 5,000,000 steps outlast the time limit.
+	h.env.Settings.Compose.MaxSteps = 200_000
+	for code, want := range map[string]string{
+		"let a = []; for (;;) a.push({n: a.length})": "memory limit",
+		"while (true) {}": "evaluation steps limit",
+		"try { while (true) {} } catch (e) { return 1 }": "evaluation steps limit",
+	} {
+		res := h.call("compose", map[string]any{"code": code})
+		if !res.IsError || !strings.Contains(res.Content, "The program stopped: the program hit its "+want) || strings.Contains(res.Content, "null") {
+			t.Errorf("%s: %q", code, res.Content)
+		}
 	}
 }

@@ -24,6 +24,7 @@ var DeleteFile = tool.New(tool.Def[deleteFileArgs]{
 	UserDescription: "Delete a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first",
+	ChangesFiles:    true,
 	Describe:        func(a deleteFileArgs) string { return "Deleting " + a.Path },
 	Run:             runDeleteFile,
 })
@@ -31,11 +32,11 @@ var DeleteFile = tool.New(tool.Def[deleteFileArgs]{
 func runDeleteFile(ctx context.Context, c *tool.Call, a deleteFileArgs) (tool.Result, error) {
 	loc, _, err := c.LocatePlainFile(a.Path, "delete", "delete_file never deletes directories. Delete the files in it one by one, or ask the user to remove the folder.")
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	cur, err := c.LoadForChange(loc, "delete", tool.FullRead)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
 	return c.Apply(ctx, &tool.Plan{

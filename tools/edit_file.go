@@ -30,6 +30,7 @@ var EditFile = tool.New(tool.Def[editFileArgs]{
 	UserDescription: "Replace text in a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
+	ChangesFiles:    true,
 	Describe:        func(a editFileArgs) string { return "Editing " + a.Path },
 	Run: func(ctx context.Context, c *tool.Call, a editFileArgs) (tool.Result, error) {
 		return runEdits(ctx, c, a.Path, []edit.Edit{{Old: a.OldString, New: a.NewString, ReplaceAll: a.ReplaceAll}})
@@ -46,12 +47,12 @@ func runEdits(ctx context.Context, c *tool.Call, path string, edits []edit.Edit)
 	}
 	loc, err := c.LocateWrite(path)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
 	cur, err := c.LoadForChange(loc, "edit", tool.SomeRead)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	text := cur.Text
 	var last edit.Applied

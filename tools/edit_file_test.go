@@ -73,7 +73,7 @@ func TestEditFileRefusesStaleFile(t *testing.T) {
 		change func(h *harness)
 	}{
 		{"size changed", func(h *harness) { h.write("a.go", "one\ntwo\nthree\n") }},
-		{"only the time changed", func(h *harness) { h.touchLater("a.go") }},
+		{"same size, other bytes", func(h *harness) { h.changeLater("a.go", "one\nTWO\n") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)

@@ -57,7 +57,7 @@ func runGlob(ctx context.Context, c *tool.Call, a globArgs) (tool.Result, error)
 	}
 	root, fi, err := searchDir(ctx, c, a.Path)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	if !fi.IsDir() {
 		return tool.Failf("%s is a file, not a folder: glob searches folders. Pass its folder as path, or read it with read_file", root), nil
@@ -83,11 +83,17 @@ func runGlob(ctx context.Context, c *tool.Call, a globArgs) (tool.Result, error)
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
-	switch res.Stop {
-	case search.AtLimit:
-		fmt.Fprintf(&b, "[stopped after %s (max_results=%d); more files match. Narrow the pattern or path to see the rest.]\n", countNoun(len(res.Paths), "path"), q.MaxPaths)
-	case search.AtBudget:
-		fmt.Fprintf(&b, "[stopped after %s: the output budget is full; more files match. Narrow the pattern or path to see the rest.]\n", countNoun(len(res.Paths), "path"))
+	if res.Stop != search.Complete {
+		why := fmt.Sprintf("max_results=%d", q.MaxPaths)
+		if res.Stop == search.AtBudget {
+			why = "the output budget is full"
+		}
+		more := fmt.Sprintf("%d more match", res.Total-len(res.Paths))
+		of := countNoun(res.Total, "path")
+		if res.AtLeast {
+			more, of = "more match", fmt.Sprintf("over %d files walked", search.MaxWalk)
+		}
+		fmt.Fprintf(&b, "[the first %d of %s in sorted order (%s); %s. Narrow the pattern or path to see the rest.]\n", len(res.Paths), of, why, more)
 	}
 	if res.Warnings != "" {
 		fmt.Fprintf(&b, "[ripgrep could not read some folders: %s]\n", firstLineCut(res.Warnings))

@@ -63,7 +63,7 @@ func TestSearchToolSchemas(t *testing.T) {
 	for name, want := range map[string][]string{
 		"list_dir": {"path"},
 		"glob":     {"max_results", "path", "pattern"},
-		"grep":     {"case_insensitive", "context_lines", "glob", "max_matches", "path", "pattern"},
+		"grep":     {"after_context", "before_context", "case_insensitive", "context_lines", "glob", "max_matches", "multiline", "offset", "output_mode", "path", "pattern"},
 	} {
 		tool, ok := reg.Lookup(name)
 		if !ok {
@@ -171,16 +171,147 @@ func TestGrepStopsAtMaxMatches(t *testing.T) {
 	h.write("many.txt", sb.String())
 	got := h.ok("grep", map[string]any{"pattern": "hit", "max_matches": 10})
 	l := splitOutput(got)
-	if len(l) != 11 || l[9] != "many.txt:10:hit 9" || !strings.Contains(l[10], "stopped after 10 lines (max_matches=10); there are more") {
+	if len(l) != 11 || l[9] != "many.txt:10:hit 9" || !strings.Contains(l[10], "lines 1-10 of 50 (max_matches=10); continue with offset=10") {
 		t.Fatalf("got %q", got)
 	}
 	// Context lines count toward the limit.
 	got = h.ok("grep", map[string]any{"pattern": "hit 1$", "context_lines": 2, "max_matches": 3})
-	if l := splitOutput(got); len(l) != 4 || l[1] != "many.txt:2:hit 1" || !strings.Contains(l[3], "stopped after 3 lines") {
+	if l := splitOutput(got); len(l) != 4 || l[1] != "many.txt:2:hit 1" || !strings.Contains(l[3], "lines 1-3 of 4 (max_matches=3)") {
 		t.Fatalf("got %q", got)
 	}
 	// Exactly the limit is not truncation.
 	if got := h.ok("grep", map[string]any{"pattern": "hit 4$", "max_matches": 1}); got != "many.txt:5:hit 4\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// numbered writes a file whose line n reads "hit n".
+func numbered(h *harness, rel string, n int) {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "hit %d\n", i)
+	}
+	h.write(rel, sb.String())
+}
+
+func TestGrepBeforeAndAfterContext(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	numbered(h, "n.txt", 20)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"before_context": 2}, "n.txt-3-hit 3\nn.txt-4-hit 4\nn.txt:5:hit 5\n"},
+		{map[string]any{"after_context": 1}, "n.txt:5:hit 5\nn.txt-6-hit 6\n"},
+		// One side given overrides context_lines on that side only.
+		{map[string]any{"context_lines": 1, "after_context": 3}, "n.txt-4-hit 4\nn.txt:5:hit 5\nn.txt-6-hit 6\nn.txt-7-hit 7\nn.txt-8-hit 8\n"},
+		{map[string]any{"context_lines": 2, "before_context": 0}, "n.txt:5:hit 5\nn.txt-6-hit 6\nn.txt-7-hit 7\n"},
+	} {
+		tc.args["pattern"] = "hit 5$"
+		if got := h.ok("grep", tc.args); got != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestGrepOutputModes(t *testing.T) {
+	h := searchProject(t)
+	h.write("lib/two.go", "needle\nneedle again\nno\n")
+	for _, tc := range []struct {
+		mode, want string
+	}{
+		{"files_with_matches", ".github/workflows/ci.yml\ndocs/guide.md\nlib/deep/er/x.go\nlib/two.go\nlib/util.go\n"},
+		{"count", ".github/workflows/ci.yml:1\ndocs/guide.md:1\nlib/deep/er/x.go:1\nlib/two.go:2\nlib/util.go:1\n[6 matching lines in 5 files]\n"},
+		{"content", ".github/workflows/ci.yml:1:run: needle\ndocs/guide.md:1:find the needle here\nlib/deep/er/x.go:1:package er // needle\nlib/two.go:1:needle\nlib/two.go:2:needle again\nlib/util.go:3:// needle in a comment\n"},
+	} {
+		if got := h.ok("grep", map[string]any{"pattern": "needle", "output_mode": tc.mode}); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.mode, got, tc.want)
+		}
+	}
+	if msg := h.fail("grep", map[string]any{"pattern": "x", "output_mode": "lines"}); !strings.Contains(msg, "output_mode") {
+		t.Errorf("unknown mode: %s", msg)
+	}
+	// A cut list of files says how many there are and where to go on.
+	got := h.ok("grep", map[string]any{"pattern": "needle", "output_mode": "files_with_matches", "max_matches": 2})
+	if l := splitOutput(got); len(l) != 3 || l[0] != ".github/workflows/ci.yml" || l[1] != "docs/guide.md" || !strings.Contains(l[2], "files 1-2 of 5") || !strings.Contains(l[2], "offset=2") {
+		t.Errorf("got %q", got)
+	}
+}
+
+// Paging with offset walks the sorted list in steps: the pages joined are
+// the whole answer, each line once, whatever order ripgrep found the files in.
+func TestGrepOffsetPages(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	for i := range 12 {
+		numbered(h, fmt.Sprintf("d%02d/f.txt", i), 3)
+	}
+	whole := h.ok("grep", map[string]any{"pattern": "hit", "max_matches": 2000})
+	if n := len(splitOutput(whole)); n != 36 {
+		t.Fatalf("%d lines: %q", n, whole)
+	}
+	for _, mode := range []map[string]any{{}, {"context_lines": 1}} {
+		var joined []string
+		for offset := 0; ; offset += 5 {
+			args := map[string]any{"pattern": "hit [13]$", "max_matches": 5, "offset": offset}
+			for k, v := range mode {
+				args[k] = v
+			}
+			got := splitOutput(h.ok("grep", args))
+			note := got[len(got)-1]
+			if strings.HasPrefix(note, "[") {
+				got = got[:len(got)-1]
+			}
+			joined = append(joined, got...)
+			if !strings.Contains(note, fmt.Sprintf("offset=%d", offset+5)) {
+				break
+			}
+		}
+		want := 24
+		if mode["context_lines"] != nil {
+			want = 36
+		}
+		var lines []string
+		for _, l := range joined {
+			if l != "--" {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) != want || !slices.IsSortedFunc(lines, func(a, b string) int { return strings.Compare(a[:3], b[:3]) }) {
+			t.Fatalf("%v: pages joined give %d lines, want %d:\n%s", mode, len(lines), want, strings.Join(joined, "\n"))
+		}
+	}
+	if msg := h.fail("grep", map[string]any{"pattern": "hit", "offset": 100}); !strings.Contains(msg, "offset 100 is past the end") || !strings.Contains(msg, "36") {
+		t.Errorf("offset past the end: %s", msg)
+	}
+}
+
+// The limit keeps the first files in path order, not those ripgrep's
+// threads finished first.
+func TestGrepCutsInPathOrder(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	for i := range 30 {
+		h.write(fmt.Sprintf("f%02d.txt", i), "hit\n")
+	}
+	for range 5 {
+		h.sess = tool.NewSession()
+		got := splitOutput(h.ok("grep", map[string]any{"pattern": "hit", "max_matches": 3}))
+		if len(got) != 4 || got[0] != "f00.txt:1:hit" || got[2] != "f02.txt:1:hit" || !strings.Contains(got[3], "lines 1-3 of 30") {
+			t.Fatalf("got %q", got)
+		}
+	}
+}
+
+func TestGrepMultiline(t *testing.T) {
+	h := newHarness(t)
+	needRg(t, h)
+	h.write("m.go", "call(a,\n  b)\nother\n")
+	if got := h.ok("grep", map[string]any{"pattern": `call\(a,.*b\)`}); !strings.HasPrefix(got, "No matches") {
+		t.Fatalf("a match across lines without multiline: %q", got)
+	}
+	if got := h.ok("grep", map[string]any{"pattern": `call\(a,.*b\)`, "multiline": true}); got != "m.go:1:call(a,\nm.go:2:  b)\n" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -353,7 +484,7 @@ func TestGrepStopKillsRipgrep(t *testing.T) {
 	fakeRg(t, h, `echo $$ > `+pidFile+`
 while :; do printf '%s\0%s\n' a.txt 1:hit; done`)
 	got := h.ok("grep", map[string]any{"pattern": "hit", "max_matches": 3})
-	if !strings.HasPrefix(got, "a.txt:1:hit\na.txt:1:hit\na.txt:1:hit\n[stopped after 3 lines") {
+	if !strings.HasPrefix(got, "a.txt:1:hit\na.txt:1:hit\na.txt:1:hit\n[lines 1-3 of at least 5000 (max_matches=3); continue with offset=3") {
 		t.Fatalf("got %q", got)
 	}
 	if pid := readPid(t, pidFile); !rpctest.Reaped(pid) {
@@ -368,7 +499,7 @@ func TestGlobStopKillsRipgrep(t *testing.T) {
 	fakeRg(t, h, `echo $$ > `+pidFile+`
 while :; do printf 'x.go\0'; done`)
 	got := h.ok("glob", map[string]any{"pattern": "*.go", "max_results": 2})
-	if !strings.HasPrefix(got, "x.go\nx.go\n[stopped after 2 paths") {
+	if !strings.HasPrefix(got, "x.go\nx.go\n[the first 2 of over 200000 files walked in sorted order (max_results=2); more match.") {
 		t.Fatalf("got %q", got)
 	}
 	if pid := readPid(t, pidFile); !rpctest.Reaped(pid) {

@@ -44,24 +44,24 @@ func runListDir(ctx context.Context, c *tool.Call, a listDirArgs) (tool.Result, 
 	}
 	loc, err := c.Locate(arg)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
 	if err := c.PermitRead(ctx, loc); err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	fi, err := os.Stat(loc.Real)
 	switch {
 	case os.IsNotExist(err):
 		return tool.Failf("%s does not exist. List its parent folder, or find it with glob", name), nil
 	case err != nil:
-		return tool.Failf("cannot open %s: %v", name, err), nil
+		return tool.Result{}, tool.FileTrouble("open", name, err)
 	case !fi.IsDir():
 		return tool.Failf("%s is a file, not a folder. Read it with read_file, or list its folder %s", name, c.Env.Workspace.Rel(filepath.Dir(loc.Abs))), nil
 	}
 	entries, err := os.ReadDir(loc.Real)
 	if err != nil && len(entries) == 0 {
-		return tool.Failf("cannot list %s: %v", name, err), nil
+		return tool.Result{}, tool.FileTrouble("list", name, err)
 	}
 	if ctx.Err() != nil {
 		return tool.Cancelled("list_dir"), nil

@@ -53,15 +53,13 @@ func memoryName(arg string) (string, *tool.Result) {
 
 // memoryFile locates a memory's file for a change. A link that leads out
 // of the memory folder is refused: memories are plain files there.
-func memoryFile(c *tool.Call, path string) (workspace.Location, *tool.Result) {
+func memoryFile(c *tool.Call, path string) (workspace.Location, error) {
 	real, err := workspace.Real(path)
 	if err != nil {
-		r := tool.Failf("cannot resolve the memory file %s: %v", path, err)
-		return workspace.Location{}, &r
+		return workspace.Location{}, tool.FileTrouble("resolve the memory file", path, err)
 	}
 	if !c.Env.Memory.Holds(real) {
-		r := tool.Failf("the memory file %s leads to %s, outside the memory folder; Tether only writes plain files there. Ask the user to replace the link with a file.", path, real)
-		return workspace.Location{}, &r
+		return workspace.Location{}, tool.Refusef("the memory file %s leads to %s, outside the memory folder; Tether only writes plain files there. Ask the user to replace the link with a file.", path, real)
 	}
 	return workspace.Location{Abs: path, Real: real}, nil
 }
@@ -75,7 +73,7 @@ func loadMemory(c *tool.Call, name string) (*memory.Memory, *tool.Result, error)
 		r := tool.Failf("there is no memory named %s.%s", name, suggestMemories(c, name))
 		return nil, &r, nil
 	case err != nil:
-		r := tool.Failf("reading memory %s failed because of a fault on this machine (%v). Tell the user.", name, err)
+		r := tool.Failf("Tether failed: reading memory %s failed because of a fault on this machine, not in your call (%v). Tell the user.", name, err)
 		return nil, &r, err
 	}
 	return m, nil, nil

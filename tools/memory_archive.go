@@ -23,6 +23,7 @@ var MemoryArchive = tool.New(tool.Def[memoryNameArgs]{
 	UserDescription: "Archive a project memory",
 	Risk:            protocol.RiskMedium,
 	Permission:      "asks first",
+	ChangesFiles:    true,
 	Tune:            func(s *jsonschema.Schema) { s.Properties["name"].MinLength = jsonschema.Ptr(1) },
 	Available:       hasMemory,
 	Describe:        func(a memoryNameArgs) string { return "Archiving memory " + a.Name },
@@ -38,13 +39,13 @@ func runMemoryArchive(ctx context.Context, c *tool.Call, a memoryNameArgs) (tool
 	if bad != nil {
 		return *bad, err
 	}
-	from, bad := memoryFile(c, m.Path)
-	if bad != nil {
-		return *bad, nil
+	from, err := memoryFile(c, m.Path)
+	if err != nil {
+		return tool.Result{}, err
 	}
-	to, bad := memoryFile(c, c.Env.Memory.ArchivePath(name, time.Now()))
-	if bad != nil {
-		return *bad, nil
+	to, err := memoryFile(c, c.Env.Memory.ArchivePath(name, time.Now()))
+	if err != nil {
+		return tool.Result{}, err
 	}
 	dest := c.Env.Memory.Display(to.Real)
 	return c.Apply(ctx, &tool.Plan{

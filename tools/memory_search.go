@@ -41,7 +41,7 @@ var MemorySearch = tool.New(tool.Def[memorySearchArgs]{
 func runMemorySearch(ctx context.Context, c *tool.Call, a memorySearchArgs) (tool.Result, error) {
 	ms, err := c.Env.Memory.List()
 	if err != nil {
-		return tool.Failf("reading the memory folder failed because of a fault on this machine (%v). Tell the user.", err), err
+		return tool.Failf("Tether failed: reading the memory folder failed because of a fault on this machine, not in your call (%v). Tell the user.", err), err
 	}
 	now := time.Now()
 	if strings.TrimSpace(a.Query) == "" {

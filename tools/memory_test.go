@@ -210,8 +210,9 @@ func TestBrokenMemoryIsReportedAndNeverRewritten(t *testing.T) {
 	}
 }
 
-// Memory writes are medium risk: they ask in default, run in acceptEdits
-// and bypass, are refused in plan and staged in dryRun; reads never ask.
+// Memory writes are medium risk: they ask in default and acceptEdits (which
+// exempts file edits only), run in bypass, are refused in plan and staged
+// in dryRun; reads never ask.
 func TestMemoryPermissionsFollowTheMode(t *testing.T) {
 	for _, tc := range []struct {
 		mode    protocol.Mode
@@ -220,7 +221,7 @@ func TestMemoryPermissionsFollowTheMode(t *testing.T) {
 		msg     string
 	}{
 		{protocol.ModeDefault, true, true, "Saved"},
-		{protocol.ModeAcceptEdits, false, true, "Saved"},
+		{protocol.ModeAcceptEdits, true, true, "Saved"},
 		{protocol.ModeBypass, false, true, "Saved"},
 		{protocol.ModePlan, false, false, "plan mode is read-only"},
 		{protocol.ModeDryRun, false, false, "Dry run"},

@@ -28,6 +28,7 @@ var MoveFile = tool.New(tool.Def[moveFileArgs]{
 	UserDescription: "Move or rename a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first",
+	ChangesFiles:    true,
 	Describe:        func(a moveFileArgs) string { return "Moving " + a.From + " to " + a.To },
 	Run:             runMoveFile,
 })
@@ -35,11 +36,11 @@ var MoveFile = tool.New(tool.Def[moveFileArgs]{
 func runMoveFile(ctx context.Context, c *tool.Call, a moveFileArgs) (tool.Result, error) {
 	from, _, err := c.LocatePlainFile(a.From, "move", "move_file moves one file at a time. To move a whole folder, use the shell.")
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	to, err := c.LocateWrite(a.To)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	ws := c.Env.Workspace
 	fromName, toName := ws.Rel(from.Abs), ws.Rel(to.Abs)
@@ -52,7 +53,7 @@ func runMoveFile(ctx context.Context, c *tool.Call, a moveFileArgs) (tool.Result
 	case err == nil:
 		return tool.Failf("%s already exists, and move_file never overwrites. Choose another name; if the existing file should go, read it and delete it with delete_file first", toName), nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return tool.Failf("cannot check %s: %v", toName, err), nil
+		return tool.Result{}, tool.FileTrouble("check", toName, err)
 	}
 	return c.Apply(ctx, &tool.Plan{
 		Title:   fmt.Sprintf("Move %s to %s", fromName, toName),

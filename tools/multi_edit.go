@@ -33,6 +33,7 @@ var MultiEdit = tool.New(tool.Def[multiEditArgs]{
 	UserDescription: "Make several replacements in a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
+	ChangesFiles:    true,
 	Tune: func(s *jsonschema.Schema) {
 		edits := s.Properties["edits"]
 		// A Go slice infers as "array or null"; null is no list of edits.

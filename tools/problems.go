@@ -54,14 +54,14 @@ var Problems = tool.New(tool.Def[problemsArgs]{
 func runProblems(ctx context.Context, c *tool.Call, a problemsArgs) (tool.Result, error) {
 	minSev, err := diagnostics.ParseSeverity(a.Severity)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, tool.Refuse(err) // an unknown severity name
 	}
 	ws := c.Env.Workspace
 	var scope string
 	if a.Path != "" {
 		loc, err := c.Locate(a.Path)
 		if err != nil {
-			return tool.Failf("%v", err), nil
+			return tool.Result{}, err
 		}
 		scope = loc.Real
 	}

@@ -58,11 +58,11 @@ var ReadFile = tool.New(tool.Def[readFileArgs]{
 func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result, error) {
 	loc, err := c.Locate(a.Path)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
 	if err := c.PermitRead(ctx, loc); err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	// Only a regular file is read, and opening never waits: a named pipe
 	// with no writer would otherwise hold the call forever, past any
@@ -71,22 +71,29 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 	f, fi, err := fsatomic.OpenRegular(loc.Real)
 	if err != nil {
 		if _, serr := tool.StatFile(loc, name); serr != nil {
-			return tool.Failf("%v", serr), nil
+			return tool.Result{}, serr
 		}
 		if errors.Is(err, fsatomic.ErrNotRegular) {
 			return tool.Failf("%s is not a regular file (%v); read_file reads files only", name, err), nil
 		}
-		return tool.Failf("cannot open %s: %v", name, err), nil
+		return tool.Result{}, tool.FileTrouble("open", name, err)
 	}
 	defer f.Close()
 	ranged := a.Offset > 0 || a.Limit > 0
 	if fi.Size() > MaxReadBytes && !ranged {
 		return tool.Failf("%s is %s, over read_file's 2 MB limit for a whole-file read. Read a part with offset and limit (for example offset=1, limit=200), or use grep to find the lines you need", name, humanBytes(fi.Size())), nil
 	}
+	// The whole content goes through a hash (kept too, for a small file),
+	// so a later change can tell a touched file from a changed one and
+	// show what changed.
+	seen := tool.NewContentHasher(fi.Size())
 	br := readers.Get().(*bufio.Reader)
-	br.Reset(f)
+	br.Reset(io.TeeReader(f, seen))
 	defer func() { br.Reset(nil); readers.Put(br) }()
-	head, _ := br.Peek(textfile.SniffLen)
+	head, err := br.Peek(textfile.SniffLen)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return tool.Result{}, tool.FileTrouble("read", name, err)
+	}
 	if textfile.IsBinary(head) {
 		return tool.Failf("%s is a binary file (%s); read_file shows text only", name, humanBytes(fi.Size())), nil
 	}
@@ -98,7 +105,8 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 	// Room for the whole file plus gutters, within the budget: one allocation.
 	out.Grow(int(min(fi.Size()+fi.Size()/8+64, int64(budget))))
 	first, last, total := 0, 0, 0
-	cutLines, invalid, stopped := 0, false, false
+	var cutLines []int
+	invalid, stopped := false, false
 	var lineBuf []byte
 	for {
 		if total%4096 == 0 && ctx.Err() != nil {
@@ -110,7 +118,7 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return tool.Failf("reading %s failed: %v", name, err), nil
+			return tool.Result{}, tool.FileTrouble("read", name, err)
 		}
 		total++
 		if total == 1 && bytes.HasPrefix(line, []byte(textfile.BOM)) {
@@ -124,7 +132,6 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 		if full > len(line) {
 			text = []byte(tool.CutUTF8(string(text)))
 			cut = fmt.Sprintf(" … [line cut: %d of %d bytes shown; use grep to search it]", len(line), full)
-			cutLines++
 		}
 		if !invalid && !utf8.Valid(text) {
 			invalid = true
@@ -139,6 +146,9 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 			first = total
 		}
 		last = total
+		if cut != "" {
+			cutLines = append(cutLines, total) // shown in part: not read
+		}
 		out.Write(gutter)
 		out.WriteByte('\t')
 		out.Write(text)
@@ -149,20 +159,24 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 		}
 	}
 	if total == 0 {
-		c.Session.Record(loc.Real, fi, 0, 1, 0)
+		c.Session.Record(loc.Real, fi, seen.Seen(), 0, 1, 0)
 		return tool.Text(fmt.Sprintf("%s is empty (0 lines).", name)), nil
 	}
 	if first == 0 {
 		return tool.Failf("offset %d is past the end of %s, which has %d lines. Use an offset from 1 to %d", offset, name, total, total), nil
 	}
-	c.Session.Record(loc.Real, fi, total, first, last)
+	c.Session.Record(loc.Real, fi, seen.Seen(), total, first, last, cutLines...)
 
 	var notes []string
 	if invalid {
 		notes = append(notes, "the file is not valid UTF-8 (it may use another encoding); invalid bytes are shown as they are")
 	}
-	if cutLines > 0 {
-		notes = append(notes, fmt.Sprintf("%d long line(s) were cut", cutLines))
+	if len(cutLines) > 0 {
+		what := "1 long line was"
+		if len(cutLines) > 1 {
+			what = fmt.Sprintf("%d long lines were", len(cutLines))
+		}
+		notes = append(notes, what+" cut (not read whole, so an overwrite or a delete of this file is refused; edit_file still works)")
 	}
 	if last < total {
 		notes = append(notes, fmt.Sprintf("showing lines %d-%d of %d; continue with offset=%d", first, last, total, last+1))

@@ -229,3 +229,41 @@ func TestFileURIPaths(t *testing.T) {
 		t.Fatalf("a URI of another machine: %s", msg)
 	}
 }
+
+// A line read_file cut at its cap was not shown: the read record leaves it
+// out, so neither an overwrite nor a delete goes through, while an edit
+// (which needs only some of the file seen) still does.
+func TestReadFileCutLineIsNotRead(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("x", 200<<10)
+	h.write("wide.txt", "first\n"+long+"\nlast\n")
+	got := h.ok("read_file", map[string]any{"path": "wide.txt"})
+	if !strings.Contains(got, "line cut") {
+		t.Fatalf("the long line was not cut: %d bytes", len(got))
+	}
+	rec := h.sess.Lookup(filepath.Join(h.dir, "wide.txt"))
+	if rec.Full() || !rec.Lines.Covers(1, 1) || rec.Lines.Covers(2, 2) || !rec.Lines.Covers(3, 3) {
+		t.Fatalf("record ranges = %v", rec.Lines.Ranges())
+	}
+	for _, call := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"write_file", map[string]any{"path": "wide.txt", "content": "new\n"}},
+		{"delete_file", map[string]any{"path": "wide.txt"}},
+	} {
+		msg := h.fail(call.name, call.args)
+		if !strings.Contains(msg, "line 2") || !strings.Contains(msg, "cut") {
+			t.Errorf("%s: %s", call.name, msg)
+		}
+	}
+	if h.read("wide.txt") != "first\n"+long+"\nlast\n" {
+		t.Fatal("the file changed")
+	}
+	// Reading the cut line alone cuts it again: it is still not read.
+	h.ok("read_file", map[string]any{"path": "wide.txt", "offset": 2, "limit": 1})
+	if rec := h.sess.Lookup(filepath.Join(h.dir, "wide.txt")); rec.Lines.Covers(2, 2) {
+		t.Fatalf("a cut line counted as read: %v", rec.Lines.Ranges())
+	}
+	h.ok("edit_file", map[string]any{"path": "wide.txt", "old_string": "last", "new_string": "final"})
+}

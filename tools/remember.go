@@ -37,6 +37,7 @@ var Remember = tool.New(tool.Def[rememberArgs]{
 	UserDescription: "Save a durable fact to project memory",
 	Risk:            protocol.RiskMedium,
 	Permission:      "asks first; always asks in a request that read web content",
+	ChangesFiles:    true,
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["name"].MinLength = jsonschema.Ptr(1)
 		s.Properties["name"].MaxLength = jsonschema.Ptr(memory.MaxNameLen + len(memory.Ext))
@@ -71,13 +72,13 @@ func runRemember(ctx context.Context, c *tool.Call, a rememberArgs) (tool.Result
 		return tool.Failf("%v. Put the text alone in text, and description, type, keywords and related in their own arguments. Nothing was saved.", err), nil
 	}
 	store := c.Env.Memory
-	loc, bad := memoryFile(c, store.Path(name))
-	if bad != nil {
-		return *bad, nil
+	loc, err := memoryFile(c, store.Path(name))
+	if err != nil {
+		return tool.Result{}, err
 	}
 	cur, err := store.Load(name)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return tool.Failf("reading memory %s failed because of a fault on this machine (%v); nothing was saved. Tell the user.", name, err), err
+		return tool.Failf("Tether failed: reading memory %s failed because of a fault on this machine, not in your call (%v); nothing was saved. Tell the user.", name, err), err
 	}
 	if cur != nil && cur.Err != nil {
 		return tool.Failf("%s, then save again. Nothing was saved.", brokenAdvice(c, cur)), nil
@@ -97,7 +98,7 @@ func runRemember(ctx context.Context, c *tool.Call, a rememberArgs) (tool.Result
 		return tool.Failf("%v (the user's memoryMaxBytes setting). Shorten the text, or split the subject into several memories that name each other in related. Nothing was saved.", err), nil
 	}
 	if cur != nil && unchanged(cur, page) {
-		return tool.Text(fmt.Sprintf("Memory %s already holds exactly this; nothing was written.", name)), nil
+		return tool.Unchanged(fmt.Sprintf("Memory %s already holds exactly this; nothing was written.", name)), nil
 	}
 
 	ch := tool.Change{Kind: tool.Write, Path: loc, After: after, FullyKnown: true}

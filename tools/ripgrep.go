@@ -64,13 +64,13 @@ func searchDir(ctx context.Context, c *tool.Call, arg string) (rgRoot string, fi
 	fi, err = os.Stat(loc.Real)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return "", nil, fmt.Errorf("%s does not exist. Check the path with list_dir, or find it with glob", name)
+		return "", nil, tool.Refusef("%s does not exist. Check the path with list_dir, or find it with glob", name)
 	case err != nil:
-		return "", nil, fmt.Errorf("cannot open %s: %v", name, err)
+		return "", nil, tool.FileTrouble("open", name, err)
 	case !fi.IsDir() && !fi.Mode().IsRegular():
 		// ripgrep would read it and wait: a named pipe with no writer never
 		// ends, and nothing could stop the wait.
-		return "", nil, fmt.Errorf("%s is %s, not a file or a folder; only files and folders are searched", name, fsatomic.DescribeType(fi.Mode()))
+		return "", nil, tool.Refusef("%s is %s, not a file or a folder; only files and folders are searched", name, fsatomic.DescribeType(fi.Mode()))
 	}
 	return name, fi, nil
 }

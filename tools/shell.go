@@ -3,13 +3,17 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/shell/cmdline"
 	"github.com/tether-dev/tether/internal/tool"
@@ -17,9 +21,12 @@ import (
 )
 
 type shellArgs struct {
-	Command    string   `json:"command" jsonschema:"The command line, run in the first workspace folder by the shell the description names (bash, or PowerShell on Windows). Each call starts afresh: cd and variables do not carry over."`
-	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before a foreground command is stopped. With background, the job is stopped after this long; without it, the job runs until it ends or is stopped."`
-	Background bool     `json:"background,omitempty" jsonschema:"Start the command as a background job and return at once with its job id, pid and log file. Use it for servers, watchers and anything that does not end by itself."`
+	Command     string   `json:"command" jsonschema:"The command line, run in the first workspace folder by the shell the description names (bash, or PowerShell on Windows). Each call starts afresh: cd and variables do not carry over."`
+	Timeout     *float64 `json:"timeout,omitempty" jsonschema:"Seconds before a foreground command is stopped. With background, the job is stopped after this long; without it, the job runs until it ends or is stopped."`
+	Background  bool     `json:"background,omitempty" jsonschema:"Start the command as a background job and return at once with its job id, pid and log file. Use it for servers, watchers and anything that does not end by itself."`
+	Description string   `json:"description,omitempty" jsonschema:"A few words on what the command is for (\"Run the unit tests\"), shown to the user beside the command line. Optional."`
+	Network     *bool    `json:"network,omitempty" jsonschema:"Let the sandboxed command reach the network (installs, fetches, pushes). The user is asked first. A command line that evidently fetches (curl, npm ci, git pull) asks for it by itself."`
+	Sandbox     *bool    `json:"sandbox,omitempty" jsonschema:"false runs the command outside the sandbox, with all of the user's rights (Docker, system services, files outside the workspace). The user is asked every time. Leave it out unless a command failed because the sandbox hid what it needs."`
 }
 
 // outputReserve is the part of the budget kept for the status lines.
@@ -46,18 +53,31 @@ var Shell = tool.New(tool.Def[shellArgs]{
 			Shell     string
 			AllowList bool
 			Limits    string
-		}{DefaultTimeout: s.ShellDefaultTimeout(), MaxTimeoutSeconds: int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), Unset: s == nil}
+			// Sandbox says commands run confined; NoSandbox says why
+			// not, when they do not.
+			Sandbox        bool
+			NoSandbox      string
+			MaxDescription int
+		}{DefaultTimeout: s.ShellDefaultTimeout(), MaxTimeoutSeconds: int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), Unset: s == nil, MaxDescription: maxDescription}
 		if s == nil {
-			d.Shell, d.AllowList = "bash -c on Linux and macOS, PowerShell on Windows", true
+			d.Shell, d.AllowList, d.Sandbox = "bash -c on Linux and macOS, PowerShell on Windows", true, true
 		} else {
 			p := shell.ThisPlatform()
 			d.Shell, d.AllowList, d.Limits = p.Shell, p.POSIX, p.Limits
+			switch {
+			case runtime.GOOS == "windows":
+				d.NoSandbox = "Windows has no sandbox: commands run with all of the user's rights, which is why they ask first."
+			case s.Sandbox.Mode == sandbox.SettingOff:
+				d.NoSandbox = "The user has turned the sandbox off (shellSandbox): commands run with all of the user's rights."
+			default:
+				d.Sandbox = true
+			}
 		}
 		return d
 	},
 	UserDescription: "Run a command in the terminal",
 	Risk:            protocol.RiskHigh,
-	Permission:      "asks per program",
+	Permission:      "asks per program and subcommand, and for network access; outside the sandbox, every time",
 	ReadOnly:        false,
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["command"].MinLength = jsonschema.Ptr(1)
@@ -65,10 +85,26 @@ var Shell = tool.New(tool.Def[shellArgs]{
 		s.Properties["timeout"].Types = nil
 		s.Properties["timeout"].Type = "number"
 		s.Properties["timeout"].Description += fmt.Sprintf(" Default: the timeout the description gives; at most %d (a larger value is lowered to it).", int(shell.MaxTimeout/time.Second))
+		s.Properties["description"].MaxLength = jsonschema.Ptr(maxDescription)
+		for _, name := range []string{"network", "sandbox"} {
+			s.Properties[name].Types = nil
+			s.Properties[name].Type = "boolean"
+		}
+		s.Properties["network"].Default = json.RawMessage("false")
+		s.Properties["sandbox"].Default = json.RawMessage("true")
 	},
-	Describe: func(a shellArgs) string { return "Running: " + oneLine(a.Command, 80) },
-	Run:      runShell,
+	Describe: func(a shellArgs) string {
+		if d := strings.TrimSpace(a.Description); d != "" {
+			return oneLine(d, maxDescription) + ": " + oneLine(a.Command, 60)
+		}
+		return "Running: " + oneLine(a.Command, 80)
+	},
+	Run: runShell,
 })
+
+// maxDescription bounds a command's description: a few words, not a
+// second command line.
+const maxDescription = 120
 
 func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, error) {
 	command := a.Command
@@ -80,9 +116,10 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 	}
 	timeout, clamped, err := commandTimeout(a, c.Env.Settings.ShellDefaultTimeout())
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, tool.Refuse(err) // the timeout argument is out of range
 	}
-	gate := gateCommand(ctx, c, command)
+	want := runRequest{network: a.Network != nil && *a.Network, confined: a.Sandbox == nil || *a.Sandbox, description: strings.TrimSpace(a.Description)}
+	gate := gateCommand(ctx, c, command, want)
 	if c.Prepare {
 		return tool.Result{Title: gate.title, NeedsApproval: gate.asked, Content: gate.preview(), IsError: gate.refusal != nil}, nil
 	}
@@ -90,11 +127,91 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 		return *gate.refusal, nil
 	}
 	markNetwork(c, gate.analysis)
-	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches}
-	if a.Background {
-		return startJob(c, spec)
+	box := chooseSandbox(ctx, c, want.confined, gate.network)
+	if box.err != nil {
+		return tool.Result{}, tool.Refusef("the command could not be confined, so it did not run: %v. It can run outside the sandbox with sandbox: false (the user is asked)", box.err)
 	}
-	return runForeground(ctx, c, spec, clamped)
+	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches, Sandbox: box.spec}
+	if a.Background {
+		return startJob(c, spec, box)
+	}
+	return runForeground(ctx, c, spec, clamped, box)
+}
+
+// runRequest is what a call asks of the sandbox.
+type runRequest struct {
+	// network: the call asks for network access.
+	network bool
+	// confined: the command runs in the sandbox (sandbox: false clears it).
+	confined    bool
+	description string
+}
+
+// commandBox is how one command is confined: the sandbox's spec (nil
+// when it runs unconfined), and why it is less than the full sandbox.
+type commandBox struct {
+	level sandbox.Level
+	spec  *sandbox.Spec
+	// outside: the call asked to run outside the sandbox.
+	outside bool
+	// why says why the level is less than full ("" when full, or when
+	// the call asked to run outside).
+	why string
+	err error
+}
+
+// chooseSandbox picks the level a command runs at (shellSandbox and what
+// this machine passed) and builds its spec.
+func chooseSandbox(ctx context.Context, c *tool.Call, confined, network bool) commandBox {
+	if !confined {
+		return commandBox{level: sandbox.LevelNone, outside: true}
+	}
+	set := c.Env.Settings.Sandbox
+	var b commandBox
+	if set.Mode == sandbox.SettingOff {
+		b.level, b.why = sandbox.LevelNone, "the shellSandbox setting is off"
+	} else {
+		st, ok := sandbox.Detected(ctx)
+		b.level = sandbox.Choose(set.Mode, st)
+		switch {
+		case !ok:
+			b.why = "the call ended before the sandbox's probe did"
+		case set.Mode == sandbox.SettingLandlock && b.level == sandbox.LevelLandlock:
+			b.why = "the shellSandbox setting asks for landlock"
+		case b.level != sandbox.LevelFull:
+			b.why = st.Why
+		}
+	}
+	if !b.level.Confined() {
+		return b
+	}
+	folders := make([]sandbox.Folder, 0, len(c.Env.Workspace.Paths()))
+	for _, p := range c.Env.Workspace.Paths() {
+		folders = append(folders, sandbox.Folder{Path: p})
+	}
+	spec, err := sandbox.Build(sandbox.Options{Level: b.level, Folders: folders, Writable: set.Writable, Network: network}, sandbox.DefaultLayout())
+	if err != nil {
+		b.err = err
+		return b
+	}
+	b.spec = &spec
+	return b
+}
+
+// notes says, for the model, how the command was confined when that is
+// less than the full sandbox.
+func (b commandBox) notes() []string {
+	switch {
+	case b.outside:
+		return []string{"it ran outside the sandbox, with all of the user's rights"}
+	case b.level == sandbox.LevelNone:
+		return []string{"no sandbox: " + b.why + "; the command ran with all of the user's rights"}
+	case b.level == sandbox.LevelLandlock:
+		return []string{"sandbox level landlock, not full (" + b.why + "): writes were confined to the workspace, TMPDIR and the build caches, and the home folder was unreadable, but there was no private /tmp"}
+	case b.level == sandbox.LevelSeatbelt:
+		return []string{"sandbox: macOS Seatbelt (writes confined to the workspace, TMPDIR and the build caches; the home folder unreadable)"}
+	}
+	return nil
 }
 
 // markNetwork records that the request reads content from outside when a
@@ -105,7 +222,24 @@ func markNetwork(c *tool.Call, a *cmdline.Analysis) {
 	if len(a.Network) == 0 && a.Unknowable == "" {
 		return
 	}
-	c.MarkUntrusted("shell command: " + oneLine(a.Command, 100))
+	c.MarkUntrusted(commandSource + oneLine(a.Command, 100))
+}
+
+// commandSource starts the untrusted mark of a command's output.
+const commandSource = "shell command: "
+
+// webContent keeps, of what a request has read from outside, what the
+// model read itself (web pages, search results), which the network rule
+// for commands answers to: a command's own network access was approved
+// (or allowed by the mode) for what it is.
+func webContent(sources []string) []string {
+	var out []string
+	for _, s := range sources {
+		if !strings.HasPrefix(s, commandSource) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // commandTimeout reads the timeout argument. A background job has no
@@ -117,7 +251,7 @@ func commandTimeout(a shellArgs, def time.Duration) (time.Duration, bool, error)
 	return shell.Timeout(a.Timeout, def)
 }
 
-func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool) (tool.Result, error) {
+func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox) (tool.Result, error) {
 	out := shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
 	var outcome shell.Outcome
 	var err error
@@ -127,6 +261,9 @@ func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped b
 		outcome, err = shell.Run(ctx, spec, out)
 	}
 	if err != nil {
+		if errors.Is(err, sandbox.ErrSetup) {
+			return tool.Failf("%v; the command did not run. It can run outside the sandbox with sandbox: false (the user is asked)", err), nil
+		}
 		return tool.Failf("the command could not be started: %v", err), nil
 	}
 	var b strings.Builder
@@ -134,6 +271,16 @@ func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped b
 	notes, failed := describeOutcome(outcome, true)
 	if clamped {
 		notes = append(notes, fmt.Sprintf("the timeout was lowered to %g seconds, the most a call may ask for", outcome.Timeout.Seconds()))
+	}
+	notes = append(notes, box.notes()...)
+	if outcome.SandboxError != "" {
+		notes = append(notes, "the sandbox could not start the command: "+outcome.SandboxError)
+	}
+	if len(outcome.GitRestored) > 0 {
+		notes = append(notes, "the command changed git's hooks or configuration ("+strings.Join(outcome.GitRestored, ", ")+"), which the sandbox keeps as they were, since git runs them later outside it: they were put back. Ask the user to make such a change")
+	}
+	if outcome.Stop == shell.Exited && (outcome.ExitCode != 0 || outcome.Signal != "") && box.spec != nil {
+		notes = append(notes, sandbox.Hints(out.String(), *box.spec)...)
 	}
 	for _, n := range notes {
 		b.WriteString("[" + n + "]\n")
@@ -210,22 +357,31 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.3g seconds", d.Seconds())
 }
 
-// startJob starts a background job and says how to follow it.
-func startJob(c *tool.Call, spec shell.Spec) (tool.Result, error) {
+// startJob starts a background job and says how to follow it. A job is
+// confined like a foreground command.
+func startJob(c *tool.Call, spec shell.Spec, box commandBox) (tool.Result, error) {
 	if c.Env.Jobs == nil {
 		return tool.Failf("background jobs are not available here (this client runs no job manager). Run the command in the foreground, with a timeout if it is slow"), nil
 	}
 	job, err := c.Env.Jobs.Start(spec)
 	if err != nil {
+		if errors.Is(err, sandbox.ErrSetup) {
+			return tool.Failf("%v; the job did not start. It can run outside the sandbox with sandbox: false (the user is asked)", err), nil
+		}
 		return tool.Failf("the job could not be started: %v", err), nil
 	}
 	limit := "It runs until it ends, is stopped with shell_kill, or Tether exits."
 	if spec.Timeout > 0 {
 		limit = fmt.Sprintf("It is stopped after %s, with shell_kill, or when Tether exits.", seconds(spec.Timeout))
 	}
-	return tool.Text(fmt.Sprintf("Started %s in the background (pid %d). Its output goes to %s.\n"+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Started %s in the background (pid %d). Its output goes to %s.\n"+
 		"Check on it with shell_output {\"job_id\": %q}: status, exit code and the output new since the last check (pass filter to see only matching lines). %s\n",
-		job.ID, job.Pid, job.LogPath, job.ID, limit)), nil
+		job.ID, job.Pid, job.LogPath, job.ID, limit)
+	for _, n := range box.notes() {
+		b.WriteString("[" + n + "]\n")
+	}
+	return tool.Text(b.String()), nil
 }
 
 // commandGate is the decision on one command line: run it as is, run it
@@ -234,7 +390,10 @@ type commandGate struct {
 	analysis *cmdline.Analysis
 	title    string
 	// run is the command line to run (the allow-list may harden it).
-	run     string
+	run string
+	// network: the command runs with network access, because the call
+	// asked for it or its command line evidently reaches the network.
+	network bool
 	asked   bool
 	why     string
 	refusal *tool.Result
@@ -250,16 +409,27 @@ func (g commandGate) preview() string {
 	return "Would run without asking (" + g.why + "): " + g.run
 }
 
+// sandboxedWritesAsk says whether a sandboxed command without network
+// access is still approved before it runs. It is, as long as what such a
+// command writes goes straight to the workspace: it could then change any
+// file there, unreviewed and beyond undo. Once its writes are taken in
+// through the overlay and reviewed like an edit, this is the one place
+// that lets it run unasked.
+func sandboxedWritesAsk() bool { return true }
+
 // gateCommand decides whether a command may run. Read-only forms on the
-// allow-list (and a trusted project's test runners) run without asking;
-// plan and dry-run modes run nothing else, since a command's effects can
-// be neither confined nor staged; everything else goes to Authorize, with
-// the programs the command would run.
-func gateCommand(ctx context.Context, c *tool.Call, command string) commandGate {
+// allow-list (and a trusted project's test runners) run without asking,
+// in the sandbox and without network; plan and dry-run modes run nothing
+// else, since a command's effects can be neither confined nor staged;
+// everything else goes to Authorize: the programs the command would run,
+// with their subcommands, and whether it asks for the network or to run
+// outside the sandbox.
+func gateCommand(ctx context.Context, c *tool.Call, command string, want runRequest) commandGate {
 	g := commandGate{analysis: analyze(command), title: "Run: " + oneLine(command, 100), run: command}
+	g.network = want.network || len(g.analysis.Network) > 0
 	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: func(p string) bool { return insideWorkspace(c, p) }})
 	readOnlyMode := c.Env.Mode() == protocol.ModePlan || c.Env.Mode() == protocol.ModeDryRun
-	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) {
+	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) && !g.network && want.confined {
 		g.run, g.why = allowed.Run, "on the allow-list"
 		if !allowed.ReadOnly {
 			g.why = "a test run in a trusted project"
@@ -268,21 +438,32 @@ func gateCommand(ctx context.Context, c *tool.Call, command string) commandGate 
 	}
 	if readOnlyMode {
 		why := allowed.Why
-		if allowed.OK {
+		switch {
+		case !want.confined:
+			why = "it asks to run outside the sandbox"
+		case g.network:
+			why = "it reaches the network"
+		case allowed.OK:
 			why = "it runs the project's code"
 		}
-		r := tool.Failf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files), and this one is not: %s. It did not run.", c.Env.Mode(), why)
+		r := tool.Failf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files, in the sandbox and without network), and this one is not: %s. It did not run.", c.Env.Mode(), why)
 		g.refusal = &r
 		return g
 	}
-	v := c.Authorize(ctx, shellStep(c, command, g.analysis))
+	if want.confined && !g.network && !sandboxedWritesAsk() {
+		g.why = "sandboxed, without network"
+		return g
+	}
+	step := shellStep(c, command, g.analysis, g.network, want)
+	g.title = step.Request.Title
+	v := c.Authorize(ctx, step)
 	g.asked, g.why = v.Asked, "allowed by the permission mode or a saved rule"
 	if !v.Allowed {
 		g.refusal = &v.Refusal
 		return g
 	}
-	if v.Answer.Answer == protocol.AnswerAlways {
-		saveAlways(c, g.analysis)
+	if v.Answer.Answer == protocol.AnswerAlways && !step.NoAlways {
+		saveAlways(c, g.analysis, g.network)
 	}
 	return g
 }
@@ -297,36 +478,91 @@ func analyze(command string) *cmdline.Analysis {
 	return cmdline.Analyze(command)
 }
 
-// shellStep builds the approval for a command. "Always" saves one rule per
-// program the approval names, so it allows exactly those programs from
-// then on; a later command is let through only when every program it runs
-// has a rule (permission.Rules.Allows). A command whose programs cannot be
-// known offers no "always": it asks every time.
-func shellStep(c *tool.Call, command string, a *cmdline.Analysis) tool.Step {
-	req := protocol.ApprovalRequestParams{Kind: protocol.ApprovalShell, Title: "Run: " + oneLine(command, 100), Command: command}
+// shellStep builds the approval for a command. "Always" saves one rule
+// per program the approval names, with its subcommand for programs that
+// have them (git status, npm test), and with or without network access
+// as asked: from then on a later command is let through only when every
+// program it runs, as it runs it, has a rule (permission.Rules.Allows).
+// "Always" is not offered for a command whose programs cannot be known,
+// for one that runs outside the sandbox, nor for network access in a
+// request that has read content from outside (the web): those ask every
+// time, in every mode but bypass, and the last even in bypass.
+func shellStep(c *tool.Call, command string, a *cmdline.Analysis, network bool, want runRequest) tool.Step {
+	confined := want.confined
+	req := protocol.ApprovalRequestParams{Kind: protocol.ApprovalShell, Command: command, Network: network, Sandbox: &confined, Description: want.description}
 	step := tool.Step{Request: req, Action: permission.Action{Tool: "shell", Changes: true, Outside: true}}
 	// Outside: a command can reach any file, so acceptEdits (which allows
 	// changes inside the workspace) must not let it through unasked.
+	names := make([]string, len(a.Invocations))
+	for i, v := range a.Invocations {
+		names[i] = v.String()
+	}
+	how := ""
 	switch {
+	case !confined:
+		how = " outside the sandbox"
+	case network:
+		how = " with network access"
+	}
+	what := "Run" + how
+	if len(names) > 0 {
+		what = fmt.Sprintf("Run %s%s", joinAnd(names), how)
+	}
+	step.Request.Title = what + ": " + oneLine(command, 100)
+	if want.description != "" {
+		step.Request.Title = oneLine(want.description, maxDescription) + " (" + strings.ToLower(what[:1]) + what[1:] + "): " + oneLine(command, 100)
+	}
+	var unscoped []string
+	for _, v := range a.Invocations {
+		if v.Unscoped {
+			unscoped = append(unscoped, v.Program)
+		}
+	}
+	untrusted := webContent(c.Untrusted())
+	switch {
+	case !confined:
+		// Every time, with the full command line: no rule can stand for
+		// a command that runs with all of the user's rights.
+		step.NoAlways = true
+	case network && len(untrusted) > 0:
+		// The request has read web content, which could be steering the
+		// command: network access is asked for each time, in every
+		// mode, whatever was saved.
+		step.Action.Untrusted = true
+		step.Request.Untrusted = untrusted
+		step.NoAlways = true
 	case a.Unknowable != "":
 		step.Request.AlwaysScope = "this command only: the programs it runs cannot be known before it runs (" + a.Unknowable + ")"
-	case len(a.Programs) == 0:
+	case len(a.Invocations) == 0:
 		step.Request.AlwaysScope = "this command only: it runs no program, only shell builtins"
+	case len(unscoped) > 0:
+		step.Request.AlwaysScope = "this command only: " + joinAnd(unscoped) + " is not given a plain subcommand first, so no rule narrower than the whole program could stand for it"
 	default:
-		step.Programs = a.Programs
-		step.Request.Title = fmt.Sprintf("Run %s: %s", joinAnd(a.Programs), oneLine(command, 100))
-		step.Request.AlwaysScope = "run " + joinAnd(a.Programs) + " without asking in this project"
+		step.Runs = a.Invocations
+		scope := "run " + joinAnd(names) + " without asking in this project"
+		if network {
+			scope = "run " + joinAnd(names) + " with network access without asking in this project"
+		} else {
+			scope += ", in the sandbox, without network access"
+		}
+		step.Request.AlwaysScope = scope
 	}
 	return step
 }
 
-// saveAlways records an "always" answer: one rule per program.
-func saveAlways(c *tool.Call, a *cmdline.Analysis) {
+// saveAlways records an "always" answer: one rule per program and
+// subcommand, with or without network access.
+func saveAlways(c *tool.Call, a *cmdline.Analysis, network bool) {
 	if a.Unknowable != "" || c.Env.Rules == nil {
 		return
 	}
-	for _, p := range a.Programs {
-		rule := permission.Rule{Kind: protocol.ApprovalShell, Program: p}
+	for _, v := range a.Invocations {
+		if v.Unscoped {
+			return
+		}
+	}
+	for _, v := range a.Invocations {
+		rule := permission.ShellRule(v, network)
 		if err := c.Env.Rules.Add(rule); err != nil && c.Env.Log != nil {
 			c.Env.Log.Warn("saving an always-allow rule", "rule", rule.String(), "err", err)
 		}

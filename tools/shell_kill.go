@@ -69,12 +69,17 @@ func runShellKill(ctx context.Context, c *tool.Call, a shellKillArgs) (tool.Resu
 	}
 	wasRunning := job.Running()
 	if _, err := c.Env.Jobs.Kill(job.ID); err != nil {
-		return tool.Failf("%v", err), nil
+		// Kill fails only for a job it does not know: another call forgot
+		// this one since findJob found it. findJob says so to the model.
+		if _, res, ok := findJob(c, a.JobID); !ok {
+			return res, nil
+		}
+		return tool.Result{}, err
 	}
 	snap, err := job.Read(nil, max(c.Budget.OutputChars()-outputReserve, 1000))
 	c.Env.Jobs.Remove(job.ID)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err // the job's log is Tether's own file
 	}
 	var b strings.Builder
 	if wasRunning {

@@ -59,7 +59,8 @@ func runShellOutput(_ context.Context, c *tool.Call, a shellOutputArgs) (tool.Re
 	}
 	snap, err := job.Read(re, max(c.Budget.OutputChars()-outputReserve, 1000))
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		// The job's log is Tether's own file: failing to read it is a fault.
+		return tool.Result{}, err
 	}
 	return tool.Text(describeJob(job, snap, a.Filter)), nil
 }

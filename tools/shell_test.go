@@ -46,7 +46,7 @@ func TestShellToolInfo(t *testing.T) {
 		risk       protocol.Risk
 		readOnly   bool
 	}{
-		{Shell, "asks per program", protocol.RiskHigh, false},
+		{Shell, "asks per program and subcommand, and for network access; outside the sandbox, every time", protocol.RiskHigh, false},
 		{ShellOutput, "auto", protocol.RiskLow, true},
 		{ShellKill, "asks", protocol.RiskMedium, false},
 	}
@@ -393,12 +393,14 @@ func TestShellOutputIsBounded(t *testing.T) {
 func TestShellStopsWhatTheCommandLeftRunning(t *testing.T) {
 	h := newHarness(t)
 	h.env.Settings.Mode = protocol.ModeBypass
-	out := h.ok("shell", map[string]any{"command": "sleep 1000 & echo $! > pid"})
+	// The duration tells this sleep from any other; its pid inside the
+	// sandbox means nothing outside it.
+	out := h.ok("shell", map[string]any{"command": "sleep 1000.4242 & echo started"})
 	if !strings.Contains(out, "1 process(es) it left running were stopped") {
 		t.Errorf("output = %q", out)
 	}
-	if pid := strings.TrimSpace(h.read("pid")); processRunning(pid) {
-		t.Errorf("the background child %s is still running", pid)
+	if pids := processesRunning("sleep", "1000.4242"); len(pids) > 0 {
+		t.Errorf("the background child is still running: pids %v", pids)
 	}
 }
 
@@ -415,7 +417,7 @@ func TestShellPreviewNamesTheApproval(t *testing.T) {
 	}
 	a := c.Asks
 	if a.Kind != protocol.ApprovalShell || a.Command != "touch made.txt && git add made.txt" || a.Tool != "shell" ||
-		a.AlwaysScope != "run touch and git without asking in this project" || !strings.HasPrefix(a.Title, "Run touch and git:") {
+		a.AlwaysScope != "run touch and git add without asking in this project, in the sandbox, without network access" || !strings.HasPrefix(a.Title, "Run touch and git add:") {
 		t.Errorf("asks = %+v", a)
 	}
 	if len(h.host.requests) != 0 {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -62,13 +63,13 @@ func webHarness(t *testing.T, s web.Settings) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.env = tool.NewEnv(tool.EnvConfig{Workspace: h.env.Workspace, Host: h.host, Settings: h.env.Settings})
 	h.env.Settings.Web = cfg
 	rules, err := permission.LoadRules(filepath.Join(t.TempDir(), "allow.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.env.Rules = rules
-	h.env.Requests = tool.NewRequests()
 	t.Cleanup(func() { h.env.Web().Close() })
 	return h
 }
@@ -306,6 +307,45 @@ func TestWebFetchGuard(t *testing.T) {
 	}
 }
 
+// A loopback or private address the user did not list is refused before
+// anyone is asked: asking first and refusing anyway wastes the user's time.
+func TestWebFetchRefusesLoopbackBeforeAsking(t *testing.T) {
+	s := newWebSite(t, map[string]http.HandlerFunc{"/": plain("local")})
+	h := webHarness(t, web.Settings{PrivateHosts: []string{"10.1.0.0/16"}})
+	for _, u := range []string{s.url("/"), "http://[::1]:9/", "https://10.9.0.1/", "http://app.localhost:8080/"} {
+		msg := h.fail("web_fetch", map[string]any{"url": u})
+		if !strings.Contains(msg, "webPrivateHosts") || len(h.host.requests) != 0 {
+			t.Errorf("%s: asked %d times: %s", u, len(h.host.requests), msg)
+		}
+	}
+	if s.hits.Load() != 0 {
+		t.Fatalf("the server was reached %d times", s.hits.Load())
+	}
+	// A listed network is asked about as usual.
+	h.host.answer = protocol.AnswerNo
+	h.fail("web_fetch", map[string]any{"url": "http://10.1.2.3/"})
+	if len(h.host.requests) != 1 {
+		t.Fatalf("a listed private address was not asked about: %d requests", len(h.host.requests))
+	}
+}
+
+// A text page that holds binary is refused; escapes in a text page reach
+// the model as visible escapes, never raw.
+func TestWebFetchBinaryAndEscapes(t *testing.T) {
+	s := newWebSite(t, map[string]http.HandlerFunc{
+		"/bin":  plain("text?\x00\x00\x01 no"),
+		"/evil": plain("hello \x1b]52;c;aGk=\x07 \u202eevil\n"),
+	})
+	h := webHarness(t, web.Settings{AllowedHosts: []string{"127.0.0.1"}})
+	if msg := h.fail("web_fetch", map[string]any{"url": s.url("/bin")}); !strings.Contains(msg, "binary data") || strings.ContainsRune(msg, 0) {
+		t.Errorf("binary: %q", msg)
+	}
+	out := h.ok("web_fetch", map[string]any{"url": s.url("/evil")})
+	if strings.ContainsAny(out, "\x1b\x07\u202e") || !strings.Contains(out, `hello \x1b]52;c;aGk=\x07 \u202eevil`) {
+		t.Errorf("escapes: %q", out)
+	}
+}
+
 func TestWebFetchCancelled(t *testing.T) {
 	reached := make(chan struct{})
 	s := newWebSite(t, map[string]http.HandlerFunc{"/": func(w http.ResponseWriter, r *http.Request) {
@@ -372,8 +412,11 @@ func TestWebSearch(t *testing.T) {
 	if msg := h.fail("web_search", map[string]any{"query": "another query"}); !strings.Contains(msg, "rate-limit") || !strings.Contains(msg, "does not mean there are no results") {
 		t.Errorf("captcha: %s", msg)
 	}
-	if msg := h.fail("web_search", map[string]any{"query": "q", "count": 21}); !strings.Contains(msg, "count") {
-		t.Errorf("count over the limit: %s", msg)
+	// A count over the maximum is lowered, as shell lowers its timeout, and
+	// the result says so.
+	captcha.Store(false)
+	if out := h.ok("web_search", map[string]any{"query": "q", "count": 50}); !strings.Contains(out, "count was lowered to 20") {
+		t.Errorf("count over the limit: %s", out)
 	}
 	if msg := h.fail("web_search", map[string]any{"query": "   "}); !strings.Contains(msg, "empty") {
 		t.Errorf("blank query: %s", msg)
@@ -409,7 +452,7 @@ func BenchmarkWebFetchCached(b *testing.B) {
 	}))
 	defer srv.Close()
 	cfg, _ := web.NewConfig(web.Settings{PrivateHosts: []string{"127.0.0.1"}})
-	env := &tool.Env{Settings: tool.Settings{Mode: protocol.ModeBypass, Web: cfg}, Requests: tool.NewRequests()}
+	env := tool.NewEnv(tool.EnvConfig{Settings: tool.Settings{Mode: protocol.ModeBypass, Web: cfg}})
 	defer env.Web().Close()
 	reg := Builtin()
 	args := []byte(fmt.Sprintf(`{"url": %q}`, srv.URL+"/article"))
@@ -423,5 +466,88 @@ func BenchmarkWebFetchCached(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		call()
+	}
+}
+
+// modelHost is the harness's host with a language model that answers
+// from a script, recording what it was asked.
+type modelHost struct {
+	*fakeHost
+	answer func(p protocol.ModelChatParams) (protocol.ModelChatResult, error)
+	asked  []protocol.ModelChatParams
+}
+
+func (m *modelHost) Chat(_ context.Context, p protocol.ModelChatParams) (protocol.ModelChatResult, error) {
+	m.asked = append(m.asked, p)
+	return m.answer(p)
+}
+
+// With a prompt and a model the client serves, web_fetch asks the model
+// about the page and returns its answer, the page's address and how to
+// read the page itself; the page's text stays out of the result.
+func TestWebFetchPromptAsksTheModel(t *testing.T) {
+	page := "Release notes\n\nVersion 4.2 adds streaming. " + strings.Repeat("Filler text. ", 400) + "\nThe end.\n"
+	s := newWebSite(t, map[string]http.HandlerFunc{"/notes": plain(page)})
+	h := webHarness(t, web.Settings{AllowedHosts: []string{"127.0.0.1"}})
+	m := &modelHost{fakeHost: h.host, answer: func(p protocol.ModelChatParams) (protocol.ModelChatResult, error) {
+		return protocol.ModelChatResult{Content: "The version is 4.2.", StopReason: protocol.StopEnd}, nil
+	}}
+	h.env.Host = m
+	out := h.ok("web_fetch", map[string]any{"url": s.url("/notes"), "prompt": "Which version adds streaming?"})
+	for _, want := range []string{"The version is 4.2.", s.url("/notes"), "Which version adds streaming?", "without prompt", "start_index"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the result lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Filler text. Filler text.") {
+		t.Errorf("the page's text came back with the answer:\n%s", out)
+	}
+	if len(m.asked) != 1 {
+		t.Fatalf("the model was asked %d times", len(m.asked))
+	}
+	p := m.asked[0]
+	all := ""
+	for _, msg := range p.Messages {
+		all += msg.Content
+	}
+	if len(p.Tools) != 0 || p.RequestID != "r1" || !strings.Contains(all, "Which version adds streaming?") || !strings.Contains(all, "Version 4.2 adds streaming") || !strings.Contains(all, "not instructions") {
+		t.Errorf("the model was asked %+v", p)
+	}
+	// The request read web content, whether or not a model answered.
+	if got := h.env.Requests.Untrusted("r1"); len(got) != 1 {
+		t.Errorf("untrusted marks %v", got)
+	}
+	// The page is kept: the same question of the cached page asks again
+	// without fetching.
+	hits := s.hits.Load()
+	h.ok("web_fetch", map[string]any{"url": s.url("/notes"), "prompt": "And what else?"})
+	if s.hits.Load() != hits || len(m.asked) != 2 {
+		t.Errorf("fetched %d more times, asked %d times", s.hits.Load()-hits, len(m.asked))
+	}
+}
+
+// Without a model, or when the model fails, web_fetch returns the paged
+// text as without a prompt, and says the prompt was not answered.
+func TestWebFetchPromptWithoutAModel(t *testing.T) {
+	s := newWebSite(t, map[string]http.HandlerFunc{"/p": plain("the page text\n")})
+	for name, host := range map[string]func(h *harness) tool.Host{
+		"no model": func(h *harness) tool.Host { return h.host },
+		"the model fails": func(h *harness) tool.Host {
+			return &modelHost{fakeHost: h.host, answer: func(protocol.ModelChatParams) (protocol.ModelChatResult, error) {
+				return protocol.ModelChatResult{}, errors.New("the model is overloaded")
+			}}
+		},
+		"an empty answer": func(h *harness) tool.Host {
+			return &modelHost{fakeHost: h.host, answer: func(protocol.ModelChatParams) (protocol.ModelChatResult, error) {
+				return protocol.ModelChatResult{StopReason: protocol.StopEnd}, nil
+			}}
+		},
+	} {
+		h := webHarness(t, web.Settings{AllowedHosts: []string{"127.0.0.1"}})
+		h.env.Host = host(h)
+		out := h.ok("web_fetch", map[string]any{"url": s.url("/p"), "prompt": "What does it say?"})
+		if !strings.Contains(out, "the page text") || !strings.Contains(out, "prompt was not answered") {
+			t.Errorf("%s:\n%s", name, out)
+		}
 	}
 }

@@ -32,6 +32,7 @@ var WriteFile = tool.New(tool.Def[writeFileArgs]{
 	UserDescription: "Create or overwrite a file",
 	Risk:            protocol.RiskHigh,
 	Permission:      "asks first, with a unified diff",
+	ChangesFiles:    true,
 	Describe: func(a writeFileArgs) string {
 		if a.Append {
 			return "Appending to " + a.Path
@@ -51,7 +52,7 @@ func runWriteFile(ctx context.Context, c *tool.Call, a writeFileArgs) (tool.Resu
 	}
 	loc, err := c.LocateWrite(a.Path)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	name := c.Env.Workspace.Rel(loc.Abs)
 	fi, err := os.Stat(loc.Real)
@@ -59,7 +60,7 @@ func runWriteFile(ctx context.Context, c *tool.Call, a writeFileArgs) (tool.Resu
 	case errors.Is(err, fs.ErrNotExist):
 		return createFile(ctx, c, loc, name, a.Content)
 	case err != nil:
-		return tool.Failf("cannot open %s: %v", name, err), nil
+		return tool.Result{}, tool.FileTrouble("open", name, err)
 	case fi.IsDir():
 		return tool.Failf("%s is a directory. Give the path of a file, for example %s/name.ext", name, strings.TrimSuffix(name, "/")), nil
 	}
@@ -80,7 +81,7 @@ func createFile(ctx context.Context, c *tool.Call, loc workspace.Location, name,
 func overwriteFile(ctx context.Context, c *tool.Call, loc workspace.Location, name, content string) (tool.Result, error) {
 	cur, err := c.LoadForChange(loc, "overwrite", tool.FullRead)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	text := strings.TrimPrefix(content, textfile.BOM)
 	if tool.HasLineBreak(cur.Text) {
@@ -88,7 +89,7 @@ func overwriteFile(ctx context.Context, c *tool.Call, loc workspace.Location, na
 	}
 	after := cur.WithBOM([]byte(text))
 	if bytes.Equal(after, cur.Data) {
-		return tool.Text(fmt.Sprintf("%s already holds exactly this content; nothing was written.", name)), nil
+		return tool.Unchanged(fmt.Sprintf("%s already holds exactly this content; nothing was written.", name)), nil
 	}
 	return c.Apply(ctx, &tool.Plan{
 		Title:   "Overwrite " + name,
@@ -100,7 +101,7 @@ func overwriteFile(ctx context.Context, c *tool.Call, loc workspace.Location, na
 func appendFile(ctx context.Context, c *tool.Call, loc workspace.Location, name, content string) (tool.Result, error) {
 	cur, err := c.LoadForChange(loc, "append to", tool.NoRead)
 	if err != nil {
-		return tool.Failf("%v", err), nil
+		return tool.Result{}, err
 	}
 	text := content
 	if len(cur.Data) > 0 {
@@ -111,7 +112,7 @@ func appendFile(ctx context.Context, c *tool.Call, loc workspace.Location, name,
 		text = textfile.ToEOL(text, textfile.Detect(cur.Text).EOL)
 	}
 	if text == "" {
-		return tool.Text(fmt.Sprintf("content is empty, so there is nothing to append to %s; nothing was written.", name)), nil
+		return tool.Unchanged(fmt.Sprintf("content is empty, so there is nothing to append to %s; nothing was written.", name)), nil
 	}
 	after := append(bytes.Clone(cur.Data), text...)
 	done := fmt.Sprintf("Appended %s to %s; it now has %s.", lineCount(textfile.CountLines([]byte(text))), name, lineCount(textfile.CountLines(after)))

@@ -58,11 +58,11 @@ func TestWriteFileOverwriteRefusesStaleFile(t *testing.T) {
 	h := newHarness(t)
 	h.write("a.txt", "one\n")
 	h.readWhole("a.txt")
-	h.touchLater("a.txt")
+	h.changeLater("a.txt", "won\n")
 	if msg := h.fail("write_file", writeArgs("a.txt", "two\n")); !strings.Contains(msg, "changed on disk") {
 		t.Fatal(msg)
 	}
-	if h.read("a.txt") != "one\n" {
+	if h.read("a.txt") != "won\n" {
 		t.Fatal("stale overwrite written")
 	}
 }

@@ -16,6 +16,12 @@ type checkpoint struct {
 	byPath  map[string]*entry
 	// kept is content undo replaced without knowing whose it was, by path.
 	kept map[string]fileState
+	// asides are the versions of paths a command wrote that were not
+	// applied (the file changed meanwhile), in the order they were kept.
+	asides []aside
+	// applying is set while a set of changes is being applied, and stays
+	// set when the process died before the end: the set was interrupted.
+	applying *record
 	// undone is set once the checkpoint has been undone.
 	undone *record
 	// damage, when set, is what of the journal could not be read. A
@@ -25,6 +31,13 @@ type checkpoint struct {
 	// goodLen and size locate the journal's end, for appends and for
 	// noticing that another Store appended.
 	goodLen, size int64
+}
+
+// aside is a command's version of a path, kept instead of applied.
+type aside struct {
+	path   string
+	state  fileState
+	reason string
 }
 
 // entry is one path of a checkpoint.
@@ -37,12 +50,20 @@ type entry struct {
 	// pending is set while a further change of the path is under way: what
 	// is there may be wrote, or Tether's next write not yet recorded.
 	pending bool
+	// set says the path was saved for a change set (SaveSet).
+	set bool
 }
 
 // confirmed reports whether cur is what Tether last recorded leaving at
 // the path, so undo may replace it without asking whose it is.
 func (e *entry) confirmed(cur fileState) bool {
 	return e.wrote != nil && cur.same(*e.wrote)
+}
+
+// typed reports whether the entry was saved with SaveSet, or for a path
+// that held, or was given, a symbolic link or a folder.
+func (e *entry) typed() bool {
+	return e.set || e.prior.Type != "" || (e.wrote != nil && e.wrote.Type != "")
 }
 
 // unconfirmed reports whether Tether may have written the path without
@@ -80,7 +101,7 @@ func (cp *checkpoint) apply(r record) {
 		if r.State == nil || cp.byPath[r.Path] != nil {
 			return
 		}
-		e := &entry{path: r.Path, prior: *r.State}
+		e := &entry{path: r.Path, prior: *r.State, set: r.Set}
 		cp.entries = append(cp.entries, e)
 		cp.byPath[r.Path] = e
 	case kindAgain:
@@ -109,6 +130,15 @@ func (cp *checkpoint) apply(r record) {
 	case kindUndone:
 		rr := r
 		cp.undone = &rr
+	case kindApplying:
+		rr := r
+		cp.applying = &rr
+	case kindApplied:
+		cp.applying = nil
+	case kindAside:
+		if r.State != nil {
+			cp.asides = append(cp.asides, aside{path: r.Path, state: *r.State, reason: r.Reason})
+		}
 	}
 }
 
@@ -133,7 +163,7 @@ func findDamage(cp *checkpoint, sc scan, noBegin bool) *damage {
 			d.saves = append(d.saves, p)
 		}
 	}
-	empty := len(cp.entries) == 0 && cp.undone == nil
+	empty := len(cp.entries) == 0 && len(cp.asides) == 0 && cp.undone == nil
 	if d.records == 0 && !noBegin && !empty {
 		return nil
 	}
@@ -156,13 +186,18 @@ func (cp *checkpoint) lookup(path string) *entry {
 func (cp *checkpoint) blobs() []string {
 	var out []string
 	for _, e := range cp.entries {
-		if e.prior.Exists {
+		if e.prior.isFile() {
 			out = append(out, e.prior.SHA)
 		}
 	}
 	for _, st := range cp.kept {
-		if st.Exists {
+		if st.isFile() {
 			out = append(out, st.SHA)
+		}
+	}
+	for _, a := range cp.asides {
+		if a.state.isFile() {
+			out = append(out, a.state.SHA)
 		}
 	}
 	return out

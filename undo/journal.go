@@ -31,6 +31,11 @@ const (
 	kindKept    = "kept"    // content undo replaced without knowing whose it was
 	kindDropped = "dropped" // the change a save was for did not happen
 	kindUndone  = "undone"  // the checkpoint was undone; it is frozen from here
+
+	// A command's changes, taken in as a set (SaveSet).
+	kindApplying = "applying" // a set of changes is being applied; written with their saves
+	kindApplied  = "applied"  // the set was applied (or given up) to the end
+	kindAside    = "aside"    // a command's version of a path that was not applied, kept
 )
 
 // record is one journal line.
@@ -45,6 +50,13 @@ type record struct {
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	Replaced  []string   `json:"replaced,omitempty"`
 	Damaged   string     `json:"damaged,omitempty"`
+	// Reason says why an aside was not applied, or what an applying
+	// record applies; Count is how many paths it applies.
+	Reason string `json:"reason,omitempty"`
+	Count  int    `json:"count,omitempty"`
+	// Set marks a save made for a change set (SaveSet), whose path may
+	// come to hold a link or a folder.
+	Set bool `json:"set,omitempty"`
 }
 
 // castagnoli is made on first use: building its tables is a fifth of a

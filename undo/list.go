@@ -32,6 +32,9 @@ func (s *Store) describe(cp *checkpoint) Checkpoint {
 	for _, e := range cp.entries {
 		c.Files = append(c.Files, s.display(e.path))
 	}
+	if cp.applying != nil && cp.undone == nil {
+		c.Interrupted = interruptedNote(cp.applying)
+	}
 	if cp.damage != nil {
 		for _, p := range cp.damage.saves {
 			c.Files = append(c.Files, s.display(p))
@@ -64,6 +67,16 @@ func (s *Store) damageNote(cp *checkpoint) string {
 	return b.String()
 }
 
+// interruptedNote says what a set of changes left when the process
+// applying it died.
+func interruptedNote(r *record) string {
+	what := r.Reason
+	if what == "" {
+		what = "a set of changes"
+	}
+	return fmt.Sprintf("Tether stopped while it applied %s (%d %s): each file holds its old or its new content, and undo puts back what was applied", what, r.Count, plural(r.Count, "path", "paths"))
+}
+
 // change is one item of a summary: a verb and what it applies to.
 type change struct{ verb, what string }
 
@@ -80,26 +93,33 @@ func (s *Store) summary(cp *checkpoint) string {
 		if moved[e] {
 			continue
 		}
+		name := s.display(e.path)
+		if e.prior.isDir() || (e.wrote != nil && e.wrote.isDir()) {
+			name += "/"
+		}
 		switch {
 		case e.wrote == nil:
-			changes = append(changes, change{"touched", s.display(e.path)})
+			changes = append(changes, change{"touched", name})
 		case !e.prior.Exists && e.wrote.Exists:
 			if from := movedFrom(cp, e, moved); from != nil {
 				changes = append(changes, change{"moved", s.display(from.path) + " to " + s.display(e.path)})
 				continue
 			}
-			changes = append(changes, change{"created", s.display(e.path)})
+			changes = append(changes, change{"created", name})
 		case e.prior.Exists && !e.wrote.Exists:
 			if to := movedTo(cp, e, moved); to != nil {
 				changes = append(changes, change{"moved", s.display(e.path) + " to " + s.display(to.path)})
 				continue
 			}
-			changes = append(changes, change{"deleted", s.display(e.path)})
+			changes = append(changes, change{"deleted", name})
 		case e.prior.Exists:
-			changes = append(changes, change{"edited", s.display(e.path)})
+			changes = append(changes, change{"edited", name})
 		default:
-			changes = append(changes, change{"touched", s.display(e.path)})
+			changes = append(changes, change{"touched", name})
 		}
+	}
+	for _, a := range cp.asides {
+		changes = append(changes, change{"set aside", s.display(a.path)})
 	}
 	if cp.damage != nil {
 		if len(changes) == 0 {
@@ -141,7 +161,7 @@ func (s *Store) listChanges(changes []change) string {
 // received, and marks both as told.
 func movedFrom(cp *checkpoint, e *entry, moved map[*entry]bool) *entry {
 	for _, o := range cp.entries {
-		if o != e && !moved[o] && o.wrote != nil && o.prior.Exists && !o.wrote.Exists && o.prior.SHA == e.wrote.SHA {
+		if o != e && !moved[o] && o.wrote != nil && o.prior.isFile() && !o.wrote.Exists && e.wrote.isFile() && o.prior.SHA == e.wrote.SHA {
 			moved[o], moved[e] = true, true
 			return o
 		}
@@ -152,7 +172,7 @@ func movedFrom(cp *checkpoint, e *entry, moved map[*entry]bool) *entry {
 // movedTo finds the created file that received the removed entry e's content.
 func movedTo(cp *checkpoint, e *entry, moved map[*entry]bool) *entry {
 	for _, o := range cp.entries {
-		if o != e && !moved[o] && o.wrote != nil && !o.prior.Exists && o.wrote.Exists && o.wrote.SHA == e.prior.SHA {
+		if o != e && !moved[o] && o.wrote != nil && !o.prior.Exists && o.wrote.isFile() && e.prior.isFile() && o.wrote.SHA == e.prior.SHA {
 			moved[o], moved[e] = true, true
 			return o
 		}

@@ -3,14 +3,40 @@ package undo
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"sort"
+	"strings"
 )
 
-// restoreOrder puts removals first: every path a request created is free
-// again before anything is written back.
+// restoreOrder puts removals first, the deepest paths first (what a
+// request made in a folder it made goes before the folder), so that every
+// path a request created is free again before anything is written back;
+// then folders that were there, the shallowest first; then files and links.
 func restoreOrder(entries []*entry) []*entry {
 	out := append([]*entry(nil), entries...)
-	sort.SliceStable(out, func(i, j int) bool { return !out[i].prior.Exists && out[j].prior.Exists })
+	rank := func(e *entry) int {
+		switch {
+		case !e.prior.Exists:
+			return 0
+		case e.prior.isDir():
+			return 1
+		}
+		return 2
+	}
+	depth := func(e *entry) int { return strings.Count(e.path, string(filepath.Separator)) }
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := rank(out[i]), rank(out[j])
+		if ri != rj {
+			return ri < rj
+		}
+		switch ri {
+		case 0:
+			return depth(out[i]) > depth(out[j])
+		case 1:
+			return depth(out[i]) < depth(out[j])
+		}
+		return false
+	})
 	return out
 }
 
@@ -40,13 +66,18 @@ func (s *Store) plan(e *entry) step {
 		return step{act: actConflict, reason: "left alone: it could not be read (" + err.Error() + ")"}
 	case cur.same(e.prior):
 		return step{act: actNone, cur: cur, info: info}
+	case cur.Exists && cur.Type != "" && !e.typed():
+		// A file tool's entry: only a regular file there can be its own.
+		return step{act: actConflict, reason: "left alone: it is no longer a regular file"}
 	case e.confirmed(cur):
 		return step{act: actRestore, cur: cur, info: info}
 	case e.unconfirmed():
 		// Tether died (or failed) between saving the path and recording
 		// its write, so whose content this is cannot be known. The request
 		// is still put back, but nothing is lost: the content is kept.
-		if !cur.Exists {
+		if !cur.Exists || cur.isDir() {
+			// Nothing to keep: a folder a change made goes only while
+			// empty, else putting back fails and says so.
 			return step{act: actRestore, cur: cur, info: info}
 		}
 		return step{act: actReplace, cur: cur, info: info}
@@ -69,7 +100,7 @@ func conflictReason(wrote, cur fileState) string {
 // keepCurrent saves what path holds into the checkpoint before undo
 // replaces it.
 func (s *Store) keepCurrent(cp *checkpoint, path string) error {
-	st, err := s.capture(path)
+	st, err := s.captureAny(path)
 	if err != nil {
 		return err
 	}

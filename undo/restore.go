@@ -100,39 +100,35 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 			}
 		}
 	}
-	staged := make([]string, len(entries))
-	stageErr := make([]error, len(entries))
-	parallel(len(entries), func(i int) {
-		if act := steps[i].act; (act == actRestore || act == actReplace) && entries[i].prior.Exists {
-			staged[i], stageErr[i] = s.stage(places[i].rt, places[i].rel, entries[i])
-		}
-	})
-
 	type dirKey struct {
 		rt  *os.Root
 		dir string
 	}
 	dirs := map[dirKey]bool{}
-	for i, e := range entries {
-		st, pl := steps[i], places[i]
+	staged := make([]string, len(entries))
+	stageErr := make([]error, len(entries))
+	// restore makes entries[i] hold its prior state, its content already
+	// staged when it has some.
+	restore := func(i int) {
+		e, st, pl := entries[i], steps[i], places[i]
 		switch {
 		case st.act == actConflict:
 			conflict(e, st.reason)
-			continue
+			return
 		case stageErr[i] != nil:
 			conflict(e, "could not be put back: "+stageErr[i].Error())
-			continue
+			return
 		case st.act != actNone:
 			// The user may have saved the file while undo was preparing.
 			if !unchangedSince(e.path, st.info) {
 				discard(pl.rt, staged[i])
 				conflict(e, "left alone: it changed while undo was running")
-				continue
+				return
 			}
 			if err := s.put(pl.rt, pl.rel, e, staged[i]); err != nil {
 				discard(pl.rt, staged[i])
 				conflict(e, "could not be put back: "+err.Error())
-				continue
+				return
 			}
 			dirs[dirKey{pl.rt, filepath.Dir(pl.rel)}] = true
 			if st.act == actReplace {
@@ -140,6 +136,25 @@ func (s *Store) undo(cp *checkpoint) (record, error) {
 			}
 		}
 		done.Restored = append(done.Restored, e.path)
+	}
+	// Removals and folders first, one by one in order (see restoreOrder),
+	// so that every file has its folder back before its content is staged.
+	files := len(entries)
+	for i, e := range entries {
+		if e.prior.Exists && !e.prior.isDir() {
+			files = i
+			break
+		}
+		restore(i)
+	}
+	parallel(len(entries)-files, func(j int) {
+		i := files + j
+		if act := steps[i].act; act == actRestore || act == actReplace {
+			staged[i], stageErr[i] = s.stage(places[i].rt, places[i].rel, entries[i])
+		}
+	})
+	for i := files; i < len(entries); i++ {
+		restore(i)
 	}
 	var syncErrs []error
 	dirList := slices.Collect(maps.Keys(dirs))

@@ -234,19 +234,21 @@ const (
 	lazy durability = false
 )
 
-func (s *Store) append(cp *checkpoint, d durability, rec record) error {
-	size, err := appendJournal(s.journalPath(cp.id), cp.goodLen, cp.size, bool(d), rec)
+func (s *Store) append(cp *checkpoint, d durability, recs ...record) error {
+	size, err := appendJournal(s.journalPath(cp.id), cp.goodLen, cp.size, bool(d), recs...)
 	if err != nil {
 		return fmt.Errorf("undo: writing checkpoint %s: %w", cp.id, err)
 	}
-	cp.apply(rec)
+	for _, rec := range recs {
+		cp.apply(rec)
+	}
 	cp.goodLen, cp.size = size, size
 	return nil
 }
 
-// create starts a new checkpoint for requestID with its first record, then
-// drops the checkpoints past the retention limit.
-func (s *Store) create(requestID string, first record) error {
+// create starts a new checkpoint for requestID with its first records,
+// then drops the checkpoints past the retention limit.
+func (s *Store) create(requestID string, first ...record) error {
 	cps, err := s.loadAll()
 	if err != nil {
 		return err
@@ -259,14 +261,14 @@ func (s *Store) create(requestID string, first record) error {
 	for attempt := 0; ; attempt++ {
 		id := newID(created)
 		begin := record{Kind: kindBegin, ID: id, Request: requestID, Time: created}
-		size, err := createJournal(s.journalPath(id), begin, first)
+		size, err := createJournal(s.journalPath(id), append([]record{begin}, first...)...)
 		if errors.Is(err, fs.ErrExist) && attempt < 10 {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("undo: starting a checkpoint: %w", err)
 		}
-		cp, _ := build([]record{begin, first})
+		cp, _ := build(append([]record{begin}, first...))
 		cp.goodLen, cp.size = size, size
 		s.cache[id] = cp
 		s.requests[requestID] = id

@@ -36,6 +36,9 @@ func (s *Store) Show(id string) (string, error) {
 		if cp.damage != nil {
 			fmt.Fprintf(&out, "# DAMAGED: %s.\n", s.damageNote(cp))
 		}
+		if cp.applying != nil {
+			fmt.Fprintf(&out, "# INTERRUPTED: %s.\n", interruptedNote(cp.applying))
+		}
 		for _, e := range cp.entries {
 			st := s.plan(e)
 			switch st.act {
@@ -50,9 +53,20 @@ func (s *Store) Show(id string) (string, error) {
 				out.WriteString(s.fileDiff(e.path, st.cur, e.prior))
 			}
 		}
+		s.showAsides(&out, cp)
 		return nil
 	})
 	return out.String(), err
+}
+
+// showAsides lists the versions of files a command wrote that were not
+// applied, each as a diff from what the file holds now.
+func (s *Store) showAsides(out *strings.Builder, cp *checkpoint) {
+	for _, a := range cp.asides {
+		fmt.Fprintf(out, "# %s: the command's version was not applied (%s). It is held here, as a change from what the file holds now:\n", s.display(a.path), a.reason)
+		cur, _ := currentState(a.path)
+		out.WriteString(s.fileDiff(a.path, cur, a.state))
+	}
 }
 
 func (s *Store) showUndone(out *strings.Builder, cp *checkpoint) {
@@ -61,6 +75,7 @@ func (s *Store) showUndone(out *strings.Builder, cp *checkpoint) {
 	if u.Damaged != "" {
 		fmt.Fprintf(out, "# DAMAGED when it was undone: %s.\n", u.Damaged)
 	}
+	defer s.showAsides(out, cp)
 	if len(u.Conflicts) == 0 && len(u.Replaced) == 0 {
 		out.WriteString("Every file was put back.\n")
 		return
@@ -97,7 +112,10 @@ func (s *Store) fileDiff(path string, from, to fileState) string {
 		newName = "/dev/null"
 	}
 	var sb strings.Builder
-	if from.Exists && to.Exists && from.mode() != to.mode() {
+	if from.Type != to.Type || from.Type != "" {
+		fmt.Fprintf(&sb, "# %s: %s, to become %s\n", name, describeState(from), describeState(to))
+	}
+	if from.Exists && to.Exists && from.mode() != to.mode() && from.Type == "" && to.Type == "" {
 		fmt.Fprintf(&sb, "old mode %06o\nnew mode %06o\n", gitMode(from.mode()), gitMode(to.mode()))
 	}
 	sb.WriteString(diff.Unified(oldName, newName, a, b))
@@ -115,8 +133,12 @@ func (s *Store) fileDiff(path string, from, to fileState) string {
 // content returns the bytes of a state: from the path itself when onDisk,
 // else from the store.
 func (s *Store) content(path string, st fileState, onDisk bool) ([]byte, error) {
-	if !st.Exists {
+	switch {
+	case !st.Exists, st.Type == typeDir:
 		return nil, nil
+	case st.Type == typeSymlink:
+		// A link shows as its target, the way git shows one.
+		return []byte(st.Link + "\n"), nil
 	}
 	if st.Size > maxShowBytes {
 		return nil, fmt.Errorf("%d bytes is too large to show", st.Size)
@@ -130,6 +152,19 @@ func (s *Store) content(path string, st fileState, onDisk bool) ([]byte, error) 
 		return io.ReadAll(io.LimitReader(f, maxShowBytes+1))
 	}
 	return s.blobs.read(st.SHA)
+}
+
+// describeState names what a state holds, in words.
+func describeState(st fileState) string {
+	switch {
+	case !st.Exists:
+		return "nothing"
+	case st.Type == typeDir:
+		return fmt.Sprintf("a folder (mode %04o)", uint32(st.mode().Perm()))
+	case st.Type == typeSymlink:
+		return "a symbolic link to " + st.Link
+	}
+	return "a file"
 }
 
 func firstErr(errs ...error) error {

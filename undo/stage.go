@@ -64,6 +64,9 @@ func (rs *roots) find(path string) (*os.Root, string, error) {
 // name relative to the root. Damaged saved content fails here, before
 // anything is replaced.
 func (s *Store) stage(rt *os.Root, rel string, e *entry) (name string, err error) {
+	if e.prior.Type == typeSymlink {
+		return stageLink(rt, rel, e.prior.Link)
+	}
 	r, err := s.blobs.open(e.prior.SHA)
 	if err != nil {
 		return "", fmt.Errorf("its saved content is missing from the store: %w", err)
@@ -95,13 +98,41 @@ func (s *Store) stage(rt *os.Root, rel string, e *entry) (name string, err error
 	// and the mode is in place before the name appears), and the owner,
 	// group and extended attributes of the file being replaced, as any
 	// write by Tether keeps them.
-	if err = fsatomic.KeepMetaIn(rt, rel, tmp, e.prior.mode()); err != nil {
+	if fi, lerr := rt.Lstat(rel); lerr == nil && !fi.Mode().IsRegular() {
+		// A folder or link a command left in the file's place has no
+		// owner or attributes of the file's to keep.
+		err = tmp.Chmod(e.prior.mode())
+	} else {
+		err = fsatomic.KeepMetaIn(rt, rel, tmp, e.prior.mode())
+	}
+	if err != nil {
 		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
 		return "", err
 	}
 	return tmpName, tmp.Close()
+}
+
+// stageLink makes a symbolic link to target beside rel, to be renamed over it.
+func stageLink(rt *os.Root, rel, target string) (string, error) {
+	dir, base := filepath.Split(rel)
+	if dir == "" {
+		dir = "."
+	}
+	if _, err := fsatomic.MkdirAllIn(rt, dir, 0o755); err != nil {
+		return "", err
+	}
+	for try := 0; ; try++ {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		name := filepath.Join(dir, "."+base+".tether-undo-"+strconv.FormatUint(uint64(binary.BigEndian.Uint32(b[:])), 10))
+		err := rt.Symlink(target, name)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return name, err
+	}
 }
 
 // createTemp creates a new file, named prefix and random digits, beneath
@@ -129,6 +160,18 @@ func discard(rt *os.Root, staged string) {
 // put makes e's path (rel beneath rt) hold its prior state: the staged
 // file renamed over it, or, for a path that did not exist before, nothing.
 func (s *Store) put(rt *os.Root, rel string, e *entry, staged string) error {
+	if e.prior.isDir() {
+		return putDir(rt, rel, e.prior.mode())
+	}
+	if e.prior.Exists {
+		// A folder the change made in the file's place goes first; one
+		// that holds anything makes this fail.
+		if fi, err := rt.Lstat(rel); err == nil && fi.IsDir() {
+			if err := rt.Remove(rel); err != nil {
+				return err
+			}
+		}
+	}
 	if !e.prior.Exists {
 		if err := rt.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -146,6 +189,30 @@ func (s *Store) put(rt *os.Root, rel string, e *entry, staged string) error {
 		return nil
 	}
 	return rt.Rename(staged, rel)
+}
+
+// putDir makes rel a folder with mode again: what the change left in its
+// place (a file, a link) goes, or its mode is put back.
+func putDir(rt *os.Root, rel string, mode fs.FileMode) error {
+	fi, err := rt.Lstat(rel)
+	if err == nil && !fi.IsDir() {
+		if err := rt.Remove(rel); err != nil {
+			return err
+		}
+		err = fs.ErrNotExist
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := fsatomic.MkdirAllIn(rt, filepath.Dir(rel), 0o755); err != nil {
+			return err
+		}
+		if err := rt.Mkdir(rel, mode); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	// The mode as saved, whatever the umask made of it.
+	return rt.Chmod(rel, mode)
 }
 
 // parallel runs fn(0..n-1) on a few goroutines: enough to overlap synced

@@ -10,17 +10,24 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // fileState is what a path held at one moment: nothing, or a regular file
-// with this content (by SHA-256) and mode.
+// with this content (by SHA-256) and mode, or (saved by SaveSet, for what
+// a command changed) a symbolic link and its target, or a folder and its
+// mode.
 type fileState struct {
 	Exists bool   `json:"exists"`
 	SHA    string `json:"sha,omitempty"`
 	Size   int64  `json:"size,omitempty"`
 	Mode   uint32 `json:"mode,omitempty"`
+	// Type is empty for a regular file, else typeSymlink or typeDir.
+	Type string `json:"type,omitempty"`
+	// Link is a symbolic link's target.
+	Link string `json:"link,omitempty"`
 	// NewDirs are the folders, deepest first, that did not exist either
 	// when a path was saved as absent: the change will create them, and
 	// undo removes them again (those still empty).
@@ -32,12 +39,29 @@ const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 func (s fileState) mode() fs.FileMode { return fs.FileMode(s.Mode) & keptModeBits }
 
+// The types of a fileState besides a regular file.
+const (
+	typeSymlink = "symlink"
+	typeDir     = "dir"
+)
+
+func (s fileState) isFile() bool { return s.Exists && s.Type == "" }
+func (s fileState) isDir() bool  { return s.Exists && s.Type == typeDir }
+
 // same reports whether two states are indistinguishable to the user.
 func (s fileState) same(o fileState) bool {
-	if s.Exists != o.Exists {
+	if s.Exists != o.Exists || s.Type != o.Type {
 		return false
 	}
-	return !s.Exists || (s.SHA == o.SHA && s.Size == o.Size && s.mode() == o.mode())
+	switch {
+	case !s.Exists:
+		return true
+	case s.Type == typeSymlink:
+		return s.Link == o.Link
+	case s.Type == typeDir:
+		return s.mode() == o.mode()
+	}
+	return s.SHA == o.SHA && s.Size == o.Size && s.mode() == o.mode()
 }
 
 // errNotRegular marks a path that holds something undo cannot save or put
@@ -78,17 +102,49 @@ func currentState(path string) (fileState, error) {
 }
 
 // observe is currentState that also returns the file's identity (nil when
-// absent), to notice cheaply whether the path changed since.
+// absent), to notice cheaply whether the path changed since. A symbolic
+// link and a folder are states too; any other kind of file is
+// errNotRegular.
 func observe(path string) (fileState, fs.FileInfo, error) {
-	f, st, err := openState(path)
-	if err != nil || f == nil {
-		return st, nil, err
+	fi, err := os.Lstat(path)
+	if absent(err) {
+		return fileState{}, nil, nil
+	}
+	if err == nil {
+		switch m := fi.Mode(); {
+		case m&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return fileState{}, nil, err
+			}
+			return fileState{Exists: true, Type: typeSymlink, Link: target}, fi, nil
+		case m.IsDir():
+			return fileState{Exists: true, Type: typeDir, Mode: uint32(m & keptModeBits)}, fi, nil
+		}
+	}
+	var f *os.File
+	var st fileState
+	if err == nil && fi.Mode().IsRegular() {
+		// The common case in three calls: the file seen by Lstat, opened
+		// and described at once; anything else goes the careful way.
+		if g, gi, oerr := fsatomic.OpenRegular(path); oerr == nil {
+			if os.SameFile(fi, gi) {
+				f, fi, st = g, gi, fileState{Exists: true, Mode: uint32(gi.Mode() & keptModeBits)}
+			} else {
+				g.Close()
+			}
+		}
+	}
+	if f == nil {
+		if f, st, err = openState(path); err != nil || f == nil {
+			return st, nil, err
+		}
+		if fi, err = f.Stat(); err != nil {
+			f.Close()
+			return fileState{}, nil, err
+		}
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fileState{}, nil, err
-	}
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
@@ -103,10 +159,20 @@ func observe(path string) (fileState, fs.FileInfo, error) {
 func unchangedSince(path string, fi fs.FileInfo) bool {
 	now, err := os.Lstat(path)
 	if fi == nil {
-		return errors.Is(err, fs.ErrNotExist)
+		return absent(err)
+	}
+	if fi.IsDir() {
+		// A folder's times change with what undo itself removes in it.
+		return err == nil && os.SameFile(fi, now) && now.Mode() == fi.Mode()
 	}
 	return err == nil && os.SameFile(fi, now) && now.Size() == fi.Size() &&
 		now.ModTime().Equal(fi.ModTime()) && now.Mode() == fi.Mode()
+}
+
+// absent reports whether err, from looking a path up, says nothing is
+// there: no such name, or a file where a folder of its path should be.
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }

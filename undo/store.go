@@ -154,6 +154,9 @@ func Open(root string, opts Options) (*Store, error) {
 // Dir is the folder the store lives in.
 func (s *Store) Dir() string { return s.dir }
 
+// Keep is how many of the newest checkpoints the store keeps.
+func (s *Store) Keep() int { return s.keep }
+
 // Close releases the store. Calls after Close fail.
 func (s *Store) Close() error {
 	s.mu.Lock()

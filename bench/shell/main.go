@@ -12,11 +12,18 @@
 // bypass mode) and once with an allow-listed one (`echo hi`). A `git
 // status` pair shows a command that does real work.
 //
+// The sandbox's cost is measured the same way: the runner with `true` at
+// each level this machine passes (the full sandbox, Landlock only) beside
+// the unconfined runner, the overhead printed in milliseconds (target: at
+// most 5 ms); and with -builds N, N rounds of real work in this
+// repository, confined and not: `go build ./...`, `go test ./internal/...`
+// and `npm ci --offline` from a warm npm cache (target: at most 1.1x).
+//
 // The cases run in turn, round after round, so machine noise falls on all
 // of them alike; each figure is the median (and the 90th percentile) of
 // the rounds. Nothing is asserted: the target is under 1.2x.
 //
-//	go run ./bench/shell [-rounds 400]
+//	go run ./bench/shell [-rounds 400] [-builds 3]
 package main
 
 import (
@@ -29,8 +36,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/tether-dev/tether/bench/internal/measure"
+	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/shell"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
@@ -41,6 +50,7 @@ import (
 func main() {
 	log.SetFlags(0)
 	rounds := flag.Int("rounds", 400, "timed rounds (each runs every case once)")
+	builds := flag.Int("builds", 0, "rounds of the build cases in this repository (go build, go test ./internal/..., npm ci --offline), confined and not; 0 skips them")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "shellbench-")
@@ -60,8 +70,9 @@ func main() {
 		log.Fatal(err)
 	}
 	reg := tools.Builtin()
+	// The tool's own cost, unconfined; the sandbox's is measured below.
 	env := func(mode protocol.Mode) *tool.Env {
-		return &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: mode}}
+		return &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: mode, Sandbox: tool.SandboxSettings{Mode: sandbox.SettingOff}}}
 	}
 	toolCall := func(mode protocol.Mode, command string) func(int) error {
 		args, _ := json.Marshal(map[string]string{"command": command})
@@ -109,6 +120,137 @@ func main() {
 	fmt.Printf("shell tool overhead, %d rounds, cases interleaved; per run: wall time (median, 90th percentile) and CPU time of this process and its children (median)\n\n", *rounds)
 	measure.Table(cases)
 	fmt.Printf("\nratio: the case's median over its direct counterpart's (target: under 1.2×). CPU time has a 1 ms tick on some kernels; with many rounds its median is still telling.\n")
+
+	if err := sandboxCases(dir, bash, *rounds, *builds); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// sandboxCases measures a command confined beside the same command
+// unconfined: `true` for the overhead a command pays, and with builds
+// rounds real work in this repository.
+func sandboxCases(dir, bash string, rounds, builds int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	st := sandbox.Probe(ctx, "")
+	cancel()
+	levels := []sandbox.Level{}
+	switch {
+	case st.Level == sandbox.LevelFull:
+		levels = append(levels, sandbox.LevelFull, sandbox.LevelLandlock)
+	case st.Level != sandbox.LevelNone:
+		levels = append(levels, st.Level)
+	}
+	fmt.Printf("\nsandbox: this machine passes %s (%s); Landlock ABI %d\n\n", st.Level, or(st.Why, "no fallback"), st.LandlockABI)
+	if len(levels) == 0 {
+		return nil
+	}
+	spec := func(level sandbox.Level, folder string) (*sandbox.Spec, error) {
+		s, err := sandbox.Build(sandbox.Options{Level: level, Folders: []sandbox.Folder{{Path: folder}}}, sandbox.DefaultLayout())
+		return &s, err
+	}
+	// A job manager (the daemon's) keeps a sandbox started ahead of the
+	// next command of each kind; shell.Run alone (tether call) starts one
+	// per command.
+	jobsDir, err := os.MkdirTemp("", "shellbench-jobs-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(jobsDir)
+	jobs, err := shell.OpenJobsIn(jobsDir)
+	if err != nil {
+		return err
+	}
+	defer jobs.Close()
+	runIn := func(m *shell.Jobs, folder, command string, box *sandbox.Spec, env ...string) func(int) error {
+		return func(int) error {
+			out := shell.NewCapture(64 << 10)
+			spec := shell.Spec{Command: command, Dir: folder, Shell: bash, Sandbox: box, Env: env}
+			var o shell.Outcome
+			var err error
+			if m != nil {
+				o, err = m.Run(context.Background(), spec, out)
+			} else {
+				o, err = shell.Run(context.Background(), spec, out)
+			}
+			if err == nil && o.ExitCode != 0 {
+				err = fmt.Errorf("%s: exit code %d: %s", command, o.ExitCode, out.String())
+			}
+			return err
+		}
+	}
+	run := func(folder, command string, box *sandbox.Spec, env ...string) func(int) error {
+		return runIn(nil, folder, command, box, env...)
+	}
+	cases := []*measure.Case{{Name: "shell.Run(true), unconfined", Run: run(dir, "true", nil)}}
+	for _, l := range levels {
+		s, err := spec(l, dir)
+		if err != nil {
+			return err
+		}
+		cases = append(cases,
+			&measure.Case{Name: "shell.Run(true), " + string(l), Base: cases[0].Name, Target: "at most 5 ms more", Run: run(dir, "true", s)},
+			&measure.Case{Name: "Jobs.Run(true), " + string(l) + ", ahead", Base: cases[0].Name, Target: "at most 5 ms more", Run: runIn(jobs, dir, "true", s), Ready: jobs.WaitAhead})
+	}
+	if err := measure.Rotate(cases, 5, rounds); err != nil {
+		return err
+	}
+	fmt.Printf("a command in the sandbox, %d rounds, cases interleaved; \"ahead\": through a job manager, which keeps a sandbox started ahead of the next command (each timed once the one started after the last command is ready: what a command waits for when the machine has a core to spare)\n\n", rounds)
+	measure.Table(cases)
+	base := measure.Median(cases[0].Wall)
+	for _, c := range cases[1:] {
+		fmt.Printf("%s: %.2f ms more than unconfined (median)\n", c.Name, float64(measure.Median(c.Wall)-base)/float64(time.Millisecond))
+	}
+	if builds == 0 {
+		return nil
+	}
+	repo, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	// The module and npm caches are warm; nothing may reach the network,
+	// confined or not, so both do the same work.
+	offline := []string{"GOFLAGS=-mod=readonly", "GOPROXY=off", "npm_config_offline=true"}
+	work := []struct{ name, command string }{
+		{"go build ./...", "go build ./..."},
+		{"go test ./internal/...", "go test -count=1 ./internal/... >/dev/null 2>&1; true"},
+		{"npm ci --offline", "npm ci --offline --no-audit --no-fund --loglevel=error"},
+	}
+	full, err := spec(levels[0], repo)
+	if err != nil {
+		return err
+	}
+	var heavy []*measure.Case
+	for _, w := range work {
+		plain := &measure.Case{Name: w.name + ", unconfined", Run: run(repo, w.command, nil, offline...)}
+		boxed := &measure.Case{Name: w.name + ", " + string(levels[0]), Base: plain.Name, Target: "at most 1.1x", Run: run(repo, w.command, full, offline...)}
+		heavy = append(heavy, plain, boxed)
+	}
+	if err := measure.Rotate(heavy, 1, builds); err != nil {
+		return err
+	}
+	fmt.Printf("\nreal work in this repository (%s), %d rounds after one warm-up each, cases interleaved; go test's own failures inside the sandbox are not counted as errors (its tests of the sandbox cannot nest one)\n\n", repo, builds)
+	measure.Table(heavy)
+	return nil
+}
+
+// repoRoot is the repository the benchmark runs in (bench/lib.sh starts it
+// there).
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return "", fmt.Errorf("run from the repository's root (bench/shell/run.sh does): %v", err)
+	}
+	return filepath.EvalSymlinks(dir)
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // setupRepo makes a small git repository for the git status case.

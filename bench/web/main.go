@@ -80,7 +80,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	env := &tool.Env{Workspace: ws, Settings: tool.Settings{Mode: protocol.ModeBypass, Web: cfg}, Requests: tool.NewRequests()}
+	env := tool.NewEnv(tool.EnvConfig{Workspace: ws, Settings: tool.Settings{Mode: protocol.ModeBypass, Web: cfg}})
 	defer env.Web().Close()
 	reg := tools.Builtin()
 	fetchTool := func(u string) error {

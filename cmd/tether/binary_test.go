@@ -125,3 +125,30 @@ func TestBinaryExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// An empty --workspace (an unset variable in a client's configuration) or
+// one with no value is an error that names the flag, never the folder
+// tether was started in.
+func TestBinaryRefusesAnEmptyWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"mcp", "--workspace", ""},
+		{"mcp", "--workspace", "  "},
+		{"mcp", "--workspace"},
+		{"mcp", "--workspace", dir, "--workspace", ""},
+		{"mcp", "--print-config", "vscode", "--workspace", ""},
+		{"call", "--workspace", "", "read_file", `{"path":"a"}`},
+		{"checkpoints", "--workspace", ""},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := runDetached(t, dir, args...)
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2 (usage error); stdout %q stderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			first, _, _ := strings.Cut(r.stderr, "\n")
+			if !strings.Contains(first, "-workspace") || r.stdout != "" {
+				t.Errorf("the error's first line does not name --workspace, or something went to stdout:\nstdout %q\nstderr %s", r.stdout, r.stderr)
+			}
+		})
+	}
+}

@@ -17,11 +17,8 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/logging"
-	"github.com/tether-dev/tether/internal/permission"
-	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/internal/tool"
-	"github.com/tether-dev/tether/internal/web"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
@@ -29,32 +26,16 @@ import (
 
 // callOptions are the flags of `tether call`.
 type callOptions struct {
-	mode       protocol.Mode
 	yes        bool
-	workspaces stringList
-	budget     int
+	workspaces folderList
 	requestID  string
 	json       bool
-	rgPath     string
 	stdin      bool
-	// The web tools' settings, from --web-* flags and TETHER_BRAVE_API_KEY.
-	webSet  web.Settings
-	webSecs int
-	webCfg  web.Config
+	// settings are what the flags set, as the editor would send them in
+	// initialize; set is what they make.
+	settings protocol.Settings
+	set      tool.Settings
 }
-
-// webFlags maps the web settings' names to the flags that set them.
-var webFlags = map[string]string{
-	"webAllowedHosts":   "--web-allow",
-	"webPrivateHosts":   "--web-private",
-	"webSearchEndpoint": "--web-search-endpoint",
-	"webTimeout":        "--web-timeout",
-	"webMaxBytes":       "--web-max-bytes",
-}
-
-// envBraveKey names the environment variable with the Brave Search API key
-// (an environment variable, so the key does not show in the process list).
-const envBraveKey = "TETHER_BRAVE_API_KEY"
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -86,18 +67,28 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 		}
 		return 2
 	}
-	env, err := opts.env(cio, opts.stdin)
+	ws, err := opts.workspace()
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 2
 	}
-	st, err := tool.OpenStores(env.Workspace.Primary(), stores.Options{Log: env.Log, Roots: env.Workspace.Paths()})
+	defer ws.Close()
+	for _, c := range calls {
+		// Only a run that may start commands probes the sandbox.
+		if c.Name == "shell" || c.Name == "compose" || c.Name == "agent" {
+			startSandboxProbe(opts.set.Sandbox.Mode)
+			break
+		}
+	}
+	log := cliLogger(cio.stderr, opts.set.LogLevel)
+	// A run ends with its last call: background jobs would die with it.
+	st, err := tool.OpenStores(ws, &opts.set, log, false)
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether call: %v\n", err)
 		return 1
 	}
-	env.Attach(st)
 	defer st.Close()
+	env := opts.env(cio, ws, st, log)
 	defer func() {
 		if id, ok := st.Undo.CheckpointID(opts.requestID); ok {
 			fmt.Fprintf(cio.stderr, "tether call: the changes of request %s are undo checkpoint %s\n", opts.requestID, id)
@@ -133,48 +124,35 @@ func callMain(ctx context.Context, args []string, cio cmdIO) int {
 // errUsageShown marks a flag error the flag package has already printed.
 var errUsageShown = errors.New("usage shown")
 
-func parseCallArgs(args []string, cio cmdIO, reg *tool.Registry) (callOptions, []callSpec, error) {
-	var o callOptions
+// callFlags are the flags of `tether call`, bound to o.
+func callFlags(o *callOptions, cio cmdIO) *flag.FlagSet {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(cio.stderr)
-	fs.StringVar((*string)(&o.mode), "mode", string(protocol.ModeDefault), "permission `MODE`: "+permission.ModeNames())
+	settingsFlags(fs, &o.settings, true)
 	fs.BoolVar(&o.yes, "yes", false, "answer every approval \"yes\" without asking")
 	fs.Var(&o.workspaces, "workspace", "workspace folder `DIR` (repeatable; the first is the base of relative paths; default: the current directory)")
-	fs.IntVar(&o.budget, "budget", 0, fmt.Sprintf("output budget per call, in `tokens` (default %d)", tool.DefaultTokenBudget))
 	fs.StringVar(&o.requestID, "request", "", "request `ID`: changes under one id form one undo checkpoint (default: a fresh id per run)")
 	fs.BoolVar(&o.json, "json", false, "print each result as a JSON line {name, content, isError, diff}")
-	fs.StringVar(&o.rgPath, "rg", "", "ripgrep binary `PATH` (default: rg on PATH)")
 	fs.BoolVar(&o.stdin, "stdin", false, "read calls from stdin, one {\"name\":..., \"arguments\":{...}} a line (same as a lone -)")
-	fs.Var((*stringList)(&o.webSet.AllowedHosts), "web-allow", "`HOST` web_fetch reaches without asking: example.com, or *.example.com for its subdomains (repeatable)")
-	fs.Var((*stringList)(&o.webSet.PrivateHosts), "web-private", "`HOST` or CIDR on loopback or a private network that web requests may reach, fetched over http as given (repeatable)")
-	fs.StringVar(&o.webSet.SearchEndpoint, "web-search-endpoint", "", "`URL` of the HTML search endpoint (default DuckDuckGo's; "+envBraveKey+" selects the Brave Search API)")
-	fs.IntVar(&o.webSecs, "web-timeout", 0, fmt.Sprintf("time limit of one fetch or search, in `seconds` (default %d)", int(web.DefaultTimeout/time.Second)))
-	fs.Int64Var(&o.webSet.MaxBytes, "web-max-bytes", 0, fmt.Sprintf("most `bytes` read of one response (default %d)", web.DefaultMaxBytes))
 	fs.Usage = func() { callUsage(fs) }
+	return fs
+}
+
+func parseCallArgs(args []string, cio cmdIO, reg *tool.Registry) (callOptions, []callSpec, error) {
+	var o callOptions
+	fs := callFlags(&o, cio)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, nil, err
 		}
 		return o, nil, errUsageShown
 	}
-	if !permission.ValidMode(o.mode) {
-		return o, nil, fmt.Errorf("--mode %q is not a permission mode; use one of: %s", o.mode, permission.ModeNames())
-	}
-	if o.budget < 0 {
-		return o, nil, fmt.Errorf("--budget %d: the budget is a number of tokens above 0", o.budget)
+	var err error
+	if o.set, err = checkSettings(fs, o.settings); err != nil {
+		return o, nil, err
 	}
 	if o.requestID == "" {
 		o.requestID = freshRequestID()
-	}
-	o.webSet.Timeout = time.Duration(o.webSecs) * time.Second
-	o.webSet.BraveAPIKey = os.Getenv(envBraveKey)
-	var err error
-	if o.webCfg, err = web.NewConfig(o.webSet); err != nil {
-		var fe *web.FieldError
-		if errors.As(err, &fe) && webFlags[fe.Field] != "" {
-			return o, nil, fmt.Errorf("%s: %v", webFlags[fe.Field], fe.Err)
-		}
-		return o, nil, err
 	}
 	rest := fs.Args()
 	if len(rest) == 1 && rest[0] == "-" {
@@ -209,35 +187,33 @@ flags:
 	fs.PrintDefaults()
 }
 
-// env builds what the tools run in: the workspace, the terminal host and
-// ripgrep. callsOnStdin keeps the host off stdin, which the calls used up.
-func (o callOptions) env(cio cmdIO, callsOnStdin bool) (*tool.Env, error) {
+// workspace is the folders the calls run in, and the write roots.
+func (o callOptions) workspace() (*workspace.Workspace, error) {
 	folders := []string(o.workspaces)
 	if len(folders) == 0 {
 		folders = []string{"."}
 	}
-	ws, err := workspace.New(folders...)
-	if err != nil {
-		return nil, err
-	}
-	rg, err := search.LookRg(o.rgPath)
-	if err != nil && o.rgPath != "" {
-		return nil, fmt.Errorf("--rg: %v", err)
-	}
+	return tool.OpenWorkspace(folders, &o.set)
+}
+
+// env builds what the tools run in: the workspace, the terminal host, the
+// settings and the project's stores. Calls read from stdin keep the host
+// off it, which the calls used up.
+func (o callOptions) env(cio cmdIO, ws *workspace.Workspace, st *stores.Stores, log *slog.Logger) *tool.Env {
 	terminal := cio.terminal
-	if callsOnStdin {
+	if o.stdin {
 		terminal = ttyOnly(terminal)
 	}
-	return &tool.Env{
+	return tool.NewEnv(tool.EnvConfig{
 		Workspace: ws,
 		Host:      &cliHost{yes: o.yes, stderr: cio.stderr, terminal: terminal},
+		Log:       log,
 		// The terminal can answer ask_user. The todo plan is printed as the
 		// tool's result, so it needs no notification.
 		Capabilities: protocol.ClientCapabilities{AskUser: true},
-		Settings:     tool.Settings{Mode: o.mode, RgPath: rg, TokenBudget: o.budget, Web: o.webCfg},
-		Log:          cliLogger(cio.stderr),
-		Requests:     tool.NewRequests(),
-	}, nil
+		Settings:     o.set,
+		Stores:       st,
+	})
 }
 
 // ttyOnly refuses the stdin fallback of openTerminal: stdin held the calls.
@@ -259,11 +235,15 @@ func freshRequestID() string {
 	return "cli-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// cliLogger logs to stderr only, at TETHER_LOG_LEVEL or else warn: a
-// command-line run shows its results, not the daemon's chatter.
-func cliLogger(w io.Writer) *slog.Logger {
+// cliLogger logs to stderr only, at the level the settings name, else
+// TETHER_LOG_LEVEL's, else warn: a command-line run shows its results, not
+// the daemon's chatter.
+func cliLogger(w io.Writer, setting string) *slog.Logger {
 	level := slog.LevelWarn
-	if name := os.Getenv(logging.EnvLevel); name != "" {
+	for _, name := range []string{os.Getenv(logging.EnvLevel), setting} {
+		if name == "" {
+			continue
+		}
 		if parsed, err := logging.ParseLevel(name); err == nil {
 			level = parsed
 		}

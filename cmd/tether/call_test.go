@@ -366,3 +366,32 @@ func TestTTYOnlyRefusesTheStdinFallback(t *testing.T) {
 		t.Errorf("ttyOnly over a terminal = (%v, %v), want the terminal", tty, err)
 	}
 }
+
+// A step that offers no "always" (a command outside the sandbox) does not
+// take "a" for an answer; the prompt shows what the command may do and the
+// agent's description; --yes does not answer a step after web content.
+func TestApproveWithoutAlwaysOnTheTerminal(t *testing.T) {
+	off := false
+	req := protocol.ApprovalRequestParams{Tool: "shell", Title: "List the containers (run docker ps outside the sandbox): docker ps", Kind: protocol.ApprovalShell, Command: "docker ps", Sandbox: &off, Description: "List the containers"}
+	tm := typing("a\ny\n")
+	var shown bytes.Buffer
+	h := &cliHost{stderr: &shown, terminal: tm.open}
+	got, err := h.Approve(context.Background(), req)
+	if err != nil || got.Answer != protocol.AnswerYes {
+		t.Fatalf("answer %v, %v", got, err)
+	}
+	prompt := tm.shown.String()
+	if strings.Contains(prompt, "[a]lways") || !strings.Contains(prompt, "Please answer y (yes, this once), s (skip this step) or n (no, stop).") {
+		t.Errorf("the prompt offered always, or took it:\n%s", prompt)
+	}
+	for _, w := range []string{"outside the sandbox: it runs with all of your rights", "wants to: List the containers (run docker ps outside the sandbox)"} {
+		if !strings.Contains(shown.String(), w) {
+			t.Errorf("the request shown lacks %q:\n%s", w, shown.String())
+		}
+	}
+	yes := &cliHost{yes: true, stderr: io.Discard, terminal: noTerminal().open}
+	web := protocol.ApprovalRequestParams{Tool: "shell", Title: "Run curl with network access", Kind: protocol.ApprovalShell, Command: "curl x.test", Network: true, Untrusted: []string{"https://a.test/page"}}
+	if _, err := yes.Approve(context.Background(), web); err == nil || !strings.Contains(err.Error(), "--yes does not cover it") {
+		t.Errorf("--yes answered network access after web content: %v", err)
+	}
+}

@@ -44,23 +44,28 @@ func (h *cliHost) Approve(ctx context.Context, req protocol.ApprovalRequestParam
 	tty, err := h.terminal()
 	if err != nil {
 		if len(req.Untrusted) > 0 {
-			return protocol.ApprovalRequestResult{}, fmt.Errorf("%v: a memory write after reading content from outside needs a person at the terminal; --yes does not cover it", err)
+			return protocol.ApprovalRequestResult{}, fmt.Errorf("%v: this step comes after the request read content from outside, so it needs a person at the terminal; --yes does not cover it", err)
 		}
 		return protocol.ApprovalRequestResult{}, fmt.Errorf("%v: %s", err, noTerminalAdvice(req.Kind))
 	}
 	defer tty.Close()
-	prompt := fmt.Sprintf("Allow? [y]es, [a]lways (%s), [s]kip, [n]o: ", req.AlwaysScope)
+	// Without a scope, "always" is not offered: the step asks every time.
+	prompt, help := "Allow? [y]es this once, [s]kip, [n]o: ", "Please answer y (yes, this once), s (skip this step) or n (no, stop)."
+	if req.AlwaysScope != "" {
+		prompt = fmt.Sprintf("Allow? [y]es, [a]lways (%s), [s]kip, [n]o: ", req.AlwaysScope)
+		help = "Please answer y (yes, this once), a (always), s (skip this step) or n (no, stop)."
+	}
 	br := bufio.NewReader(tty)
 	for {
 		fmt.Fprint(tty, prompt)
 		text, err := readLine(ctx, tty, br)
-		if answer, ok := parseAnswer(text); ok {
+		if answer, ok := parseAnswer(text); ok && (answer != protocol.AnswerAlways || req.AlwaysScope != "") {
 			return protocol.ApprovalRequestResult{Answer: answer}, nil
 		}
 		if err != nil {
 			return protocol.ApprovalRequestResult{}, err
 		}
-		fmt.Fprintln(tty, "Please answer y (yes, this once), a (always), s (skip this step) or n (no, stop).")
+		fmt.Fprintln(tty, help)
 	}
 }
 
@@ -83,6 +88,11 @@ func showRequest(w io.Writer, req protocol.ApprovalRequestParams) {
 		fmt.Fprint(w, withNewline(req.Diff))
 	case req.Command != "":
 		fmt.Fprintf(w, "command: %s\n", req.Command)
+		if req.Sandbox != nil && !*req.Sandbox {
+			fmt.Fprintf(w, "outside the sandbox: it runs with all of your rights (files, network, Docker, other processes)\n")
+		} else if req.Network {
+			fmt.Fprintf(w, "with network access: the sandbox lets it reach the network\n")
+		}
 	case req.URL != "":
 		fmt.Fprintf(w, "url: %s\nhost: %s\n", req.URL, req.Host)
 	case req.Host != "":
@@ -91,7 +101,7 @@ func showRequest(w io.Writer, req protocol.ApprovalRequestParams) {
 		fmt.Fprintf(w, "path: %s\n", req.Path)
 	}
 	if len(req.Untrusted) > 0 {
-		fmt.Fprintf(w, "This request read content from outside, which may carry words that are not yours:\n")
+		fmt.Fprintf(w, "This request read content from outside, which may carry words that are not yours (so this is asked every time):\n")
 		for _, u := range req.Untrusted {
 			fmt.Fprintf(w, "  %s\n", u)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/project"
+	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/search"
 	"github.com/tether-dev/tether/internal/shell"
 )
@@ -35,6 +36,7 @@ func doctorMain(ctx context.Context, args []string, cio cmdIO) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(cio.stderr)
 	rgPath := fs.String("rg", "", "ripgrep binary to check (default: rg on PATH)")
+	mode := fs.String("sandbox", sandbox.SettingAuto, "the shellSandbox `MODE` to report the level of: "+strings.Join(sandbox.Settings, ", "))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -45,9 +47,15 @@ func doctorMain(ctx context.Context, args []string, cio cmdIO) int {
 		fmt.Fprintf(cio.stderr, "tether doctor: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
+	if !sandbox.ValidSetting(*mode) {
+		fmt.Fprintf(cio.stderr, "tether doctor: --sandbox %q is not one of %s\n", *mode, strings.Join(sandbox.Settings, ", "))
+		return 2
+	}
 	fmt.Fprintf(cio.stdout, "tether   %s\ngo       %s\nos/arch  %s/%s\n\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 
 	checks := []check{checkRipgrep(ctx, *rgPath), checkCommands()}
+	sb, advice := checkSandbox(ctx, *mode)
+	checks = append(checks, sb)
 	for _, d := range tetherDirs() {
 		checks = append(checks, checkDir(d.what, d.path))
 	}
@@ -58,11 +66,52 @@ func doctorMain(ctx context.Context, args []string, cio cmdIO) int {
 			failed++
 		}
 	}
+	if advice != "" {
+		fmt.Fprintf(cio.stdout, "\nTo get the full sandbox: %s\n", advice)
+	}
 	if failed > 0 {
 		fmt.Fprintf(cio.stdout, "\n%d check(s) failed\n", failed)
 		return 1
 	}
 	return 0
+}
+
+// checkSandbox probes the sandbox afresh and says at which level shell
+// commands run with the shellSandbox setting mode, why not a stronger
+// one, and (returned apart) what the user can do to get the full one.
+func checkSandbox(ctx context.Context, mode string) (check, string) {
+	dir := filepath.Join(project.StateHome(), "tether")
+	if os.MkdirAll(dir, 0o700) != nil {
+		dir = ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st := sandbox.Probe(ctx, dir)
+	level := sandbox.Choose(mode, st)
+	c := check{"ok", "sandbox", string(level)}
+	if st.LandlockABI > 0 {
+		c.detail += fmt.Sprintf(" (Landlock ABI %d)", st.LandlockABI)
+	}
+	switch {
+	case mode == sandbox.SettingOff:
+		c.status, c.detail = "warn", "none: shellSandbox is off, so commands run with all of your rights (this machine passes "+string(st.Level)+")"
+	case mode == sandbox.SettingLandlock && level != st.Level:
+		c.detail += ", as shellSandbox asks (this machine passes " + string(st.Level) + ")"
+	case level == sandbox.LevelFull:
+		c.detail += ": namespaces, a private /tmp, the home folder hidden, no network unless allowed; Landlock inside"
+	case level == sandbox.LevelSeatbelt:
+		c.detail += ": macOS Seatbelt, writes confined, the home folder hidden, no network unless allowed; no overlay"
+	default:
+		c.status = "warn"
+		c.detail += ": " + st.Why
+	}
+	if runtime.GOOS == "windows" {
+		c.status, c.detail = "warn", "none: Windows has no sandbox; every command runs with all of your rights, and asks first"
+	}
+	if mode == sandbox.SettingOff || st.Level == sandbox.LevelFull {
+		return c, ""
+	}
+	return c, st.Advice
 }
 
 func checkRipgrep(ctx context.Context, configured string) check {

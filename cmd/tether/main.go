@@ -2,11 +2,12 @@
 //
 //	tether serve          speak JSON-RPC over stdio to an editor
 //	tether mcp            serve the tools to MCP clients over stdio
+//	tether approvals      answer tether mcp's questions in a terminal
 //	tether call ...       run tool calls from the command line
 //	tether tools [--json] print the tool registry
 //	tether undo [ID]      put back a request's changes
 //	tether checkpoints    list undo checkpoints
-//	tether allow          list or reset saved approvals
+//	tether allow          list saved approvals, forget one or all
 //	tether staged         review dry-run changes
 //	tether trust          trust the project's test runners
 //	tether memory         list, show, search or archive project memories
@@ -30,11 +31,12 @@ type command struct {
 var commands = []command{
 	{"serve", "serve                   speak JSON-RPC 2.0 (LSP framing) on stdin/stdout", runServe},
 	{"mcp", "mcp [--workspace DIR]   serve the tools over MCP on stdin/stdout (for MCP clients)", runMCP},
+	{"approvals", "approvals               answer tether mcp's questions for this project in this terminal", runApprovals},
 	{"call", "call [flags] TOOL JSON  run tool calls in one session and print the results", runCall},
 	{"tools", "tools [--json]          print the tool registry", runTools},
 	{"undo", "undo [ID]               put back a request's changes (default: the newest)", runUndo},
 	{"checkpoints", "checkpoints [ID]        list undo checkpoints, or show one's diff", runCheckpoints},
-	{"allow", "allow [--reset]         list or clear the saved \"always\" answers", runAllow},
+	{"allow", "allow [--remove N|--reset] list the saved \"always\" answers, forget one or all", runAllow},
 	{"staged", "staged [ACTION] [ID...] review dry-run changes: list, show, apply, drop", runStaged},
 	{"trust", "trust [--off]           let this project's test runners run without asking", runTrust},
 	{"memory", "memory [ACTION]         project memories: list, show NAME, search QUERY, archive NAME", runMemory},

@@ -106,8 +106,9 @@ func memoryRun(p *projectRun) int {
 		// and it is undoable like any request.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		env := &tool.Env{Workspace: ws, Log: cliLogger(cio.stderr), Settings: tool.Settings{Mode: protocol.ModeBypass}}
-		env.Attach(st)
+		set := tool.DefaultSettings()
+		set.Mode = protocol.ModeBypass
+		env := tool.NewEnv(tool.EnvConfig{Workspace: ws, Log: cliLogger(cio.stderr, ""), Settings: set, Stores: st})
 		requestID := freshRequestID()
 		name, args := "memory_search", map[string]string{"query": strings.Join(rest, " ")}
 		if verb == "archive" {

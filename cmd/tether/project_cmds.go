@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/tether-dev/tether/internal/shell"
@@ -14,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
+	"github.com/tether-dev/tether/protocol"
 )
 
 // The commands in this file act on a project's stores from a terminal:
@@ -63,12 +65,17 @@ func (c projectCommand) main(args []string, cio cmdIO) int {
 		}
 		return 2
 	}
+	if strings.TrimSpace(*dir) == "" {
+		fmt.Fprintf(cio.stderr, "tether %s: --workspace: %v\n", c.name, errEmptyFolder)
+		return 2
+	}
 	ws, err := workspace.New(*dir)
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether %s: %v\n", c.name, err)
 		return 2
 	}
-	st, err := tool.OpenStores(ws.Primary(), stores.Options{Log: cliLogger(cio.stderr)})
+	set := tool.DefaultSettings()
+	st, err := tool.OpenStores(ws, &set, cliLogger(cio.stderr, ""), false)
 	if err != nil {
 		fmt.Fprintf(cio.stderr, "tether %s: %v\n", c.name, err)
 		return 1
@@ -148,6 +155,9 @@ var checkpointsCmd = projectCommand{
 				state = " (undone)"
 			}
 			fmt.Fprintf(p.cio.stdout, "%s  %s  %s%s\n", c.ID, c.Created.Local().Format("2006-01-02 15:04"), c.Summary, state)
+			if c.Interrupted != "" {
+				fmt.Fprintf(p.cio.stdout, "  INTERRUPTED: %s.\n", c.Interrupted)
+			}
 		}
 		return 0
 	},
@@ -155,21 +165,44 @@ var checkpointsCmd = projectCommand{
 
 var allowCmd = func() projectCommand {
 	var reset *bool
+	var remove *int
 	return projectCommand{
 		name:  "allow",
-		usage: "allow [--workspace DIR] [--reset]  (list or clear the saved \"always\" answers)",
-		flags: func(fs *flag.FlagSet) { reset = fs.Bool("reset", false, "forget every saved \"always\" answer") },
+		usage: "allow [--workspace DIR] [--reset | --remove N]  (list the saved \"always\" answers, forget one, or all)",
+		flags: func(fs *flag.FlagSet) {
+			reset = fs.Bool("reset", false, "forget every saved \"always\" answer")
+			remove = fs.Int("remove", 0, "forget the saved answer numbered `N` in the list")
+		},
 		run: func(p *projectRun) int {
 			rules := p.st.Rules.List()
-			if *reset {
+			switch {
+			case *reset && *remove != 0:
+				fmt.Fprintf(p.cio.stderr, "tether allow: --reset and --remove do not go together\n")
+				return 2
+			case *reset:
 				if err := p.st.Rules.Reset(); err != nil {
 					return p.fail(err)
 				}
 				fmt.Fprintf(p.cio.stdout, "Forgot %d saved answer(s); every step asks again.\n", len(rules))
 				return 0
+			case *remove != 0:
+				if *remove < 1 || *remove > len(rules) {
+					fmt.Fprintf(p.cio.stderr, "tether allow: --remove %d: there is no answer with that number; tether allow lists them, numbered from 1 to %d\n", *remove, len(rules))
+					return 2
+				}
+				r := rules[*remove-1]
+				if _, err := p.st.Rules.Remove(r); err != nil {
+					return p.fail(err)
+				}
+				fmt.Fprintf(p.cio.stdout, "Forgot: always %s. It asks again.\n", r)
+				return 0
 			}
 			if p.json {
-				printJSON(p.cio, rules)
+				wire := make([]protocol.PermissionRule, len(rules))
+				for i, r := range rules {
+					wire[i] = r.Wire()
+				}
+				printJSON(p.cio, wire)
 				return 0
 			}
 			if len(rules) == 0 {
@@ -177,9 +210,10 @@ var allowCmd = func() projectCommand {
 				return 0
 			}
 			fmt.Fprintf(p.cio.stdout, "Saved \"always\" answers (%s):\n", stores.RulesPath(p.ws.Primary()))
-			for _, r := range rules {
-				fmt.Fprintf(p.cio.stdout, "  always %s  (since %s)\n", r, r.Added.Local().Format("2006-01-02"))
+			for i, r := range rules {
+				fmt.Fprintf(p.cio.stdout, "  %d  always %s  (since %s)\n", i+1, r, r.Added.Local().Format("2006-01-02"))
 			}
+			fmt.Fprintf(p.cio.stdout, "Forget one with tether allow --remove N, all with tether allow --reset.\n")
 			return 0
 		},
 	}
@@ -254,8 +288,7 @@ func applyStaged(p *projectRun, entries []staging.Entry, ids []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := &tool.Env{Workspace: ws, Log: cliLogger(cio.stderr)}
-	env.Attach(st)
+	env := tool.NewEnv(tool.EnvConfig{Workspace: ws, Log: cliLogger(cio.stderr, ""), Settings: tool.DefaultSettings(), Stores: st})
 	requestID := freshRequestID()
 	session := tool.NewSession()
 	failed := 0

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -109,5 +112,37 @@ func TestAllowAndTrustCommands(t *testing.T) {
 	}
 	if r := runIn(t, trustCmd.main, dir, "--off"); r.code != 0 || !strings.Contains(r.stdout, "no longer trusted") {
 		t.Fatalf("trust --off: %q", r.stdout)
+	}
+}
+
+// "a" at the terminal for a read outside the workspace saves that folder:
+// the next file there is read without a prompt, a sibling whose name
+// starts the same is asked about, and `tether allow` lists the folder.
+func TestCallAlwaysForAFolderOutside(t *testing.T) {
+	dir, _ := workspaceWith(t, "demo.go", original)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(root, "lib")
+	for _, p := range []string{filepath.Join(lib, "a.h"), filepath.Join(lib, "b.h"), filepath.Join(root, "lib-evil", "c.h")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFile(p, "x\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	arg := func(p string) string { return `{"path":` + strconv.Quote(p) + `}` }
+	tm := typing("a\nn\n")
+	r := runCallIn(t, dir, tm, "", "read_file", arg(filepath.Join(lib, "a.h")), "read_file", arg(filepath.Join(lib, "b.h")), "read_file", arg(filepath.Join(root, "lib-evil", "c.h")))
+	if n := strings.Count(tm.shown.String(), "Allow? "); n != 2 {
+		t.Fatalf("asked %d times, want 2 (a.h, then lib-evil); terminal:\n%s\nstderr:\n%s", n, tm.shown.String(), r.stderr)
+	}
+	if !strings.Contains(r.stdout+r.stderr, "declined") {
+		t.Errorf("lib-evil was not refused:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := runIn(t, allowCmd.main, dir); !strings.Contains(r.stdout, "always read in "+lib+" ") {
+		t.Fatalf("allow: %q", r.stdout)
 	}
 }

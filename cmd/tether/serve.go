@@ -24,7 +24,7 @@ func runServe(args []string) int {
 	defer log.Close()
 	ctx, in, out, done := stdioServer()
 	defer done()
-	err := daemon.Serve(ctx, in, out, daemon.Options{Version: version, Log: log})
+	err := daemon.Serve(ctx, in, out, daemon.Options{Version: version, Log: log, Approvals: true})
 	switch {
 	case err == nil, ctx.Err() != nil:
 		return 0

@@ -145,6 +145,13 @@ export class Workbench {
     await toggle.click({ timeout: timeoutMs });
     const item = this.page.locator('.monaco-menu .action-item .action-label, .context-view .action-label', { hasText: new RegExp(`^\\s*${label}\\s*$`) }).first();
     await item.click({ timeout: timeoutMs });
+    // A menu at the viewport's bottom edge can take the click as a hover
+    // only (the item is focused, the menu stays open): the item, focused,
+    // is then picked with Enter, as from the keyboard.
+    if (await item.waitFor({ state: 'hidden', timeout: 1500 }).then(() => false, () => true)) {
+      await item.hover().catch(() => undefined);
+      await this.page.keyboard.press('Enter');
+    }
   }
 
   /** A link in the confirmation's message. */

@@ -31,9 +31,15 @@ export default {
       ['tether.diagnostics.settleMs', 'Settle Ms', 'waits at most'],
       ['tether.permissionMode', 'Permission Mode', 'asks before acting'],
       ['tether.shell.defaultTimeout', 'Default Timeout', 'Seconds a shell command'],
+      ['tether.writeRoots', 'Write Roots', 'Folders outside the workspace that file changes may reach'],
+      ['tether.shell.sandbox', 'Sandbox', 'How shell commands are confined'],
+      ['tether.shell.writablePaths', 'Writable Paths', 'sandboxed shell commands may write'],
     ]) {
       const text = await search(`@ext:tether-dev.tether ${id}`, new RegExp(name)).catch(() => '');
       t.check(`"${name}" shows in the User tab, with its description`, text.includes(name) && text.includes(words), text.slice(0, 200));
+      if (id === 'tether.writeRoots') {
+        await t.shot('settings-write-roots');
+      }
     }
     // The settings editor shows as a modal over the workbench: Escape leaves it.
     await wb.page.keyboard.press('Escape');

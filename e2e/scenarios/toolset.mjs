@@ -1,5 +1,5 @@
 // #tether: VS Code 1.139 keeps contributed tool sets behind a proposed
-// API, so the README tells users to add Tether's tools as a tool set of
+// API, so docs/tools.md tells users to add Tether's tools as a tool set of
 // their own ("Chat: Configure Tool Sets…"). This checks that recipe: with
 // the file in the profile's prompts folder, `#tether` in a prompt names
 // Tether's tools.

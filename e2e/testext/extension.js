@@ -122,9 +122,14 @@ async function agent(request, _context, stream, token) {
     record({ kind: 'error', message: 'no model' });
     return {};
   }
-  const tools = vscode.lm.tools.filter((t) => t.tags.includes('tether'));
   const messages = [vscode.LanguageModelChatMessage.User(request.prompt)];
   for (let round = 0; round < 10 && !token.isCancellationRequested; round++) {
+    // Tether's own tools, and those of the MCP servers the workspace
+    // configures (VS Code tags those 'mcp'; a server started by this
+    // request adds its tools as the request goes on): the mcp scenario
+    // drives `tether mcp` through VS Code's own MCP client.
+    const tools = vscode.lm.tools.filter((t) => t.tags.includes('tether') || t.tags.includes('mcp'));
+    record({ kind: 'tools', names: tools.map((t) => t.name) });
     const response = await model.sendRequest(messages, { tools }, token);
     const calls = [];
     let text = '';

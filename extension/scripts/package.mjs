@@ -26,6 +26,13 @@ for (const t of only) {
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: "inherit", ...opts });
 const vsce = path.resolve("node_modules/.bin/vsce");
 
+// The Marketplace page is the user's guide, docs/vscode.md, not the
+// repository's README: its relative links and images point into docs/ on
+// the repository's site.
+const readme = "docs/vscode.md";
+const repo = JSON.parse(readFileSync("package.json", "utf8")).repository.url.replace(/\.git$/, "");
+const pageArgs = ["--readme-path", readme, "--baseContentUrl", `${repo}/blob/HEAD/docs`, "--baseImagesUrl", `${repo}/raw/HEAD/docs`];
+
 run(process.execPath, ["extension/esbuild.mjs", "--production"]);
 buildDaemons(only);
 
@@ -42,7 +49,7 @@ try {
     const ignoreFile = path.join(tmp, `${t}.vscodeignore`);
     writeFileSync(ignoreFile, `${ignore.trimEnd()}\n!bin/${t}/tether\n!bin/${t}/tether.exe\n`);
     const out = path.join(outDir, `tether-${t}.vsix`);
-    run(vsce, ["package", "--no-dependencies", "--skip-license", "--target", t, "--ignoreFile", ignoreFile, "--out", out]);
+    run(vsce, ["package", "--no-dependencies", "--skip-license", "--target", t, "--ignoreFile", ignoreFile, "--out", out, ...pageArgs]);
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

@@ -14,7 +14,9 @@ import { EditReview } from "./editReview";
 import type { Answer } from "./hunks";
 import { OpenReviewCommand, OriginalScheme, ProposedScheme, ReviewingContext } from "./names";
 import { ProposalFs } from "./proposalFs";
+import { SetReview } from "./setReview";
 import {
+  AnswerAlways,
   AnswerSkip,
   AnswerYes,
   ApprovalEdit,
@@ -24,11 +26,14 @@ import {
   ApprovalRequestParams,
   ApprovalRequestResult,
   ApprovalShell,
-  MethodApprovalRequest,
+  approvalRequest,
 } from "./protocol";
 
 interface Pending {
+  /** The file under review (for a change set, the file this entry is of). */
   review: EditReview;
+  /** The change set the file belongs to, answered as one. */
+  set?: SetReview;
   finish(result: ApprovalRequestResult): void;
 }
 
@@ -52,7 +57,10 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
   let warn = false;
   switch (p.kind) {
     case ApprovalShell:
-      text = `Tether wants to run: ${p.command ?? p.title}`;
+      text = `Tether wants to run${shellHow(p)}: ${p.command ?? p.title}`;
+      if (p.description) {
+        text += ` (for: ${p.description})`;
+      }
       warn = true;
       break;
     case ApprovalFetch:
@@ -73,6 +81,9 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
       text = `Tether wants to ${p.title}${p.path ? ` (${p.path})` : ""}`;
       warn = true;
   }
+  if (p.from) {
+    text += ` (asked by ${p.from} through tether mcp)`;
+  }
   if (p.alwaysScope) {
     text += `. “Always” allows ${p.alwaysScope}.`;
   }
@@ -83,9 +94,19 @@ interface PromptItem extends vscode.QuickPickItem {
   answer: Answer;
 }
 
-/** The items of Tether's prompt: Yes, Always (with what it allows), Skip, No. */
+/** How a command would run, when that is worth a word: outside the sandbox, or with network access. */
+export function shellHow(p: ApprovalRequestParams): string {
+  if (p.sandbox === false) {
+    return " outside the sandbox, with all of your rights";
+  }
+  return p.network ? " with network access" : "";
+}
+
+/** The items of Tether's prompt: Yes, Always (with what it allows, when it is offered), Skip, No. */
 export function promptItems(p: ApprovalRequestParams): PromptItem[] {
-  return promptChoices.map((c) => ({ label: c.label, description: c.detail(p), answer: c.answer }));
+  return promptChoices
+    .filter((c) => c.answer !== AnswerAlways || !!p.alwaysScope)
+    .map((c) => ({ label: c.label, description: c.detail(p), answer: c.answer }));
 }
 
 /** The lens row at the top of a proposal: the review's answers, labelled. */
@@ -122,7 +143,7 @@ export class Approvals implements vscode.Disposable {
     this.status.name = "Tether review";
     this.status.command = OpenReviewCommand;
     this.status.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
-    daemon.onRequest(MethodApprovalRequest, (p: ApprovalRequestParams, token: RpcCancellationToken) => this.handle(p, token));
+    daemon.onRequest(approvalRequest, (p: ApprovalRequestParams, token: RpcCancellationToken) => this.handle(p, token));
     this.subs.push(
       daemon.onDidStop(() => this.skipAll()),
       vscode.workspace.registerFileSystemProvider(ProposedScheme, this.fs, { isCaseSensitive: true }),
@@ -139,11 +160,22 @@ export class Approvals implements vscode.Disposable {
           this.keepSaved(e.document);
         }
       }),
+      // A proposal typed into before the extension host heard that its
+      // editor has the keyboard (a click and a paste at once) is saved when
+      // it hears.
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (e?.document.uri.scheme === ProposedScheme) {
+          this.keepSaved(e.document);
+        }
+      }),
       vscode.window.tabGroups.onDidChangeTabs((e) => this.tabsClosed(e.closed)),
     );
   }
 
   handle(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    if ((p.files ?? []).length > 0) {
+      return this.reviewSet(p, token);
+    }
     if (isReviewable(p)) {
       return this.review(p, token);
     }
@@ -203,6 +235,49 @@ export class Approvals implements vscode.Disposable {
   }
 
   /**
+   * A change set (what a command wrote) is reviewed as one: every file in
+   * one multi-file diff, each with its hunks, the answer for them all.
+   */
+  private reviewSet(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
+    const set = new SetReview(String(++this.seq), p, this.fs);
+    for (const r of set.files) {
+      this.originals.set(r.originalUri.toString(), r.original);
+    }
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (result: ApprovalRequestResult) => {
+        if (done) {
+          return;
+        }
+        done = true;
+        for (const r of set.files) {
+          this.pending.delete(r.proposedUri.toString());
+          void this.close(r);
+        }
+        this.log.info(`approval ${p.title}: ${result.answer}`);
+        resolve(result);
+      };
+      for (const r of set.files) {
+        this.pending.set(r.proposedUri.toString(), { review: r, set, finish });
+      }
+      this.updateContext();
+      token.onCancellationRequested(() => finish({ answer: AnswerSkip }));
+      set.open().catch((e: unknown) => {
+        this.log.error(`could not open the review of ${p.title}: ${errorText(e)}`);
+      });
+    });
+  }
+
+  /** Leaves a file of a change set out, or takes it back in. */
+  toggleFile(target: vscode.Uri | string | undefined): void {
+    const entry = this.find(typeof target === "string" ? vscode.Uri.parse(target) : target);
+    if (entry?.set) {
+      entry.set.toggleFile(entry.review.params.path ?? "");
+      this.lensEmitter.fire();
+    }
+  }
+
+  /**
    * Tether's own prompt, for what the chat's confirmation did not answer:
    * a quick pick at the top of the window that takes the keyboard and stays
    * until answered (Escape skips), never a toast in the corner.
@@ -244,7 +319,7 @@ export class Approvals implements vscode.Disposable {
       void vscode.window.showInformationMessage("No Tether change is waiting for review.");
       return;
     }
-    await entry.review.open(false);
+    await (entry.set ? entry.set.open(false) : entry.review.open(false));
   }
 
   /**
@@ -257,7 +332,7 @@ export class Approvals implements vscode.Disposable {
       void vscode.window.showInformationMessage("No Tether change is waiting for review.");
       return false;
     }
-    entry.finish(entry.review.answer(answer));
+    entry.finish(entry.set ? entry.set.answer(answer) : entry.review.answer(answer));
     return true;
   }
 
@@ -299,7 +374,14 @@ export class Approvals implements vscode.Disposable {
         return hit;
       }
     }
-    return this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
+    const distinct = this.distinct();
+    return distinct.length === 1 ? distinct[0] : undefined;
+  }
+
+  /** The approvals waiting, a change set once however many files it has. */
+  private distinct(): Pending[] {
+    const seen = new Set<Pending["finish"]>();
+    return [...this.pending.values()].filter((e) => !seen.has(e.finish) && seen.add(e.finish));
   }
 
   private lenses(doc: vscode.TextDocument): vscode.CodeLens[] {
@@ -311,6 +393,24 @@ export class Approvals implements vscode.Disposable {
     const actions = reviewActions.map(
       (a) => new vscode.CodeLens(top, { title: a.title, command: a.command, tooltip: a.tip(entry.review.params), arguments: [doc.uri.toString()] }),
     );
+    if (entry.set) {
+      const left = entry.set.left.has(entry.review.params.path ?? "");
+      const n = entry.set.files.length;
+      for (const lens of actions) {
+        lens.command!.tooltip += ` (all ${n} file${n === 1 ? "" : "s"} of this change)`;
+      }
+      actions.push(
+        new vscode.CodeLens(top, {
+          title: left ? "$(add) Take this file back in (left out)" : "$(remove) Leave this file out",
+          command: "tether.toggleFile",
+          tooltip: left ? "Apply the command's change to this file with the rest" : "Keep this file as it is; apply the rest",
+          arguments: [doc.uri.toString()],
+        }),
+      );
+      if (left) {
+        return actions;
+      }
+    }
     const edited = entry.review.firstEditedLine();
     if (edited !== undefined) {
       // Above the user's first change, where they are looking.
@@ -336,7 +436,10 @@ export class Approvals implements vscode.Disposable {
   /**
    * Keeps what the user types into a proposal saved (to memory), so the
    * editor never counts it among the workspace's unsaved files. It is saved
-   * without formatting: save participants must not rewrite a proposal.
+   * without formatting: save participants must not rewrite a proposal. That
+   * command saves the active editor only, so a proposal whose editor is not
+   * (yet) the active one waits for it to be (onDidChangeActiveTextEditor);
+   * typing needs the keyboard, so it will be.
    */
   private keepSaved(doc: vscode.TextDocument): void {
     const key = doc.uri.toString();
@@ -363,10 +466,14 @@ export class Approvals implements vscode.Disposable {
       if (doc?.isDirty) {
         await doc.save();
       }
+      // Every tab of the proposal goes: its review diff, and a plain tab a
+      // search result or "Open File" opened on it, where typing would
+      // leave an unsaved file that can never be saved.
       const key = review.proposedUri.toString();
       for (const group of vscode.window.tabGroups.all) {
         for (const tab of group.tabs) {
-          if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === key) {
+          const input = tab.input;
+          if ((input instanceof vscode.TabInputTextDiff && input.modified.toString() === key) || (input instanceof vscode.TabInputText && input.uri.toString() === key)) {
             await vscode.window.tabGroups.close(tab, true);
           }
         }
@@ -411,7 +518,7 @@ export class Approvals implements vscode.Disposable {
     if (choice === "Review") {
       await review.open();
     } else if (choice === "Approve") {
-      entry.finish(review.answer(AnswerYes));
+      entry.finish(entry.set ? entry.set.answer(AnswerYes) : review.answer(AnswerYes));
     } else {
       entry.finish({ answer: AnswerSkip });
     }
@@ -419,7 +526,7 @@ export class Approvals implements vscode.Disposable {
 
   /** Answers every open approval with skip: the daemon went away, or we are. */
   skipAll(): void {
-    for (const entry of [...this.pending.values()]) {
+    for (const entry of this.distinct()) {
       entry.finish({ answer: AnswerSkip });
     }
     for (const cancel of [...this.prompts]) {
@@ -428,11 +535,11 @@ export class Approvals implements vscode.Disposable {
   }
 
   private updateContext(): void {
-    const n = this.pending.size;
+    const n = this.distinct().length;
     void vscode.commands.executeCommand("setContext", ReviewingContext, n > 0);
     if (n > 0) {
       this.status.text = reviewStatusText(n);
-      this.status.tooltip = `${[...this.pending.values()].map((e) => e.review.params.title).join("\n")}\n\nClick to show it.`;
+      this.status.tooltip = `${this.distinct().map((e) => (e.set ?? e.review).params.title).join("\n")}\n\nClick to show it.`;
       this.status.show();
     } else {
       this.status.hide();

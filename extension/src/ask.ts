@@ -5,7 +5,7 @@ import * as vscode from "vscode";
 import type { CancellationToken as RpcCancellationToken } from "vscode-jsonrpc";
 
 import type { Daemon } from "./daemon";
-import { MethodUserAsk, UserAskParams, UserAskResult } from "./protocol";
+import { userAsk, UserAskParams, UserAskResult } from "./protocol";
 
 export const freeTextLabel = "$(edit) Type your own answer…";
 
@@ -42,7 +42,7 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: 
   const qp = vscode.window.createQuickPick<AskItem>();
   // The question is the title, which stays while the user types; the
   // placeholder vanishes with the first key.
-  qp.title = askTitle(q.question);
+  qp.title = askTitle(q.question) + (q.from ? ` (asked by ${q.from} through tether mcp)` : "");
   qp.placeholder = q.allowFreeText ? "Pick an answer, or type your own and press Enter" : "Pick an answer";
   qp.items = items;
   qp.ignoreFocusOut = true;
@@ -83,7 +83,7 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: 
 }
 
 export function registerAsk(daemon: Daemon, log?: vscode.LogOutputChannel): void {
-  daemon.onRequest(MethodUserAsk, async (q: UserAskParams, token: RpcCancellationToken) => {
+  daemon.onRequest(userAsk, async (q: UserAskParams, token: RpcCancellationToken) => {
     const res = await ask(q, token, log);
     log?.info(`ask_user ${JSON.stringify(askTitle(q.question))}: ${res.cancelled ? "not answered" : "answered"}`);
     return res;

@@ -57,6 +57,7 @@ export function registerCommands(
     reg("tether.skip", "Skip", (u?: unknown) => approvals.answer(AnswerSkip, uriArg(u))),
     reg("tether.toggleHunk", "Keeping or dropping a hunk", (u: string, id: number) => approvals.toggleHunk(u, id)),
     reg("tether.resetProposal", "Undoing your edits", (u?: string) => approvals.resetProposal(u)),
+    reg("tether.toggleFile", "Leaving a file out of the change", (u?: string) => approvals.toggleFile(u)),
     reg("tether.reviewPermissions", "Reviewing permissions", () => reviewPermissions(daemon, docs)),
     reg("tether.resetPermissions", "Resetting permissions", () => resetPermissions(daemon)),
     reg("tether.reviewStaged", "Reviewing staged changes", () => reviewStaged(daemon, docs)),

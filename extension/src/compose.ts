@@ -10,7 +10,7 @@ import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
 import { ToolPrefix } from "./names";
-import { Activity, ActivityStatus, MethodToolsActivity, MethodToolsInvoke, ToolCallResult, ToolInvokeParams } from "./protocol";
+import { Activity, ActivityStatus, toolsActivity, toolsInvoke, ToolCallResult, ToolInvokeParams } from "./protocol";
 
 /** The daemon's name of the compose tool. */
 export const ComposeTool = "compose";
@@ -57,7 +57,7 @@ export class ComposeRuns implements vscode.Disposable {
   readonly onDidChange = this.emitter.event;
 
   constructor(daemon: Daemon) {
-    daemon.onNotification(MethodToolsActivity, (a: Activity) => this.activity(a));
+    daemon.onNotification(toolsActivity, (a: Activity) => this.activity(a));
   }
 
   /** A compose call starts: its program is kept until it ends. */
@@ -162,7 +162,7 @@ function expectKey(name: string, input: unknown): string {
  * same request; its whole result comes back through ComposeRuns.offer.
  */
 export function registerToolsInvoke(daemon: Daemon, runs: ComposeRuns): void {
-  daemon.onRequest(MethodToolsInvoke, async (p: ToolInvokeParams, rpcToken: vscode.CancellationToken) => {
+  daemon.onRequest(toolsInvoke, async (p: ToolInvokeParams, rpcToken: vscode.CancellationToken) => {
     const run = runs.running(p.requestId, p.parentCallId);
     const cts = new vscode.CancellationTokenSource();
     const sub = rpcToken?.onCancellationRequested(() => cts.cancel());

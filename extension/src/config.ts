@@ -20,6 +20,11 @@ export interface TetherConfig {
   composeCallsInChat: boolean;
   /** Longest wait for fresh diagnostics after a change, in ms; 0: do not wait. */
   diagnosticsSettleMs: number;
+  /** Folders outside the workspace that file changes may reach. */
+  writeRoots: string[];
+  /** How shell commands are confined (auto, landlock, off), and what else they may write. */
+  shellSandbox: string;
+  shellWritablePaths: string[];
 }
 
 export const configSection = "tether";
@@ -42,6 +47,9 @@ export function readConfig(): TetherConfig {
     webTimeout: c.get<number>("web.timeout", 30),
     composeCallsInChat: c.get<boolean>("compose.callsInChat", false),
     diagnosticsSettleMs: c.get<number>("diagnostics.settleMs", defaultSettleMs),
+    writeRoots: c.get<string[]>("writeRoots", []),
+    shellSandbox: c.get<string>("shell.sandbox", "auto"),
+    shellWritablePaths: c.get<string[]>("shell.writablePaths", []),
   };
 }
 
@@ -63,6 +71,15 @@ export function daemonSettings(cfg: TetherConfig, rgPath: string | undefined): S
   }
   if (cfg.webPrivateHosts.length > 0) {
     s.webPrivateHosts = cfg.webPrivateHosts;
+  }
+  if (cfg.writeRoots.length > 0) {
+    s.writeRoots = cfg.writeRoots;
+  }
+  if (cfg.shellSandbox && cfg.shellSandbox !== "auto") {
+    s.shellSandbox = cfg.shellSandbox;
+  }
+  if (cfg.shellWritablePaths.length > 0) {
+    s.shellWritablePaths = cfg.shellWritablePaths;
   }
   if (rgPath) {
     s.rgPath = rgPath;

@@ -6,7 +6,7 @@
 // shows the question in the chat, in the flow of the call it belongs to,
 // with the full command line, host or path. VS Code's buttons are Allow
 // and Skip; Tether's "Always allow <programs>" and "No, stop" are links in
-// the message. The answer goes back to the daemon as the answer to its
+// the message, drawn as bracketed bold buttons. The answer goes back to the daemon as the answer to its
 // approval/request: the step is asked once, and "always" saves the
 // daemon's rule.
 //
@@ -50,9 +50,16 @@ function text(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, "\\$&");
 }
 
+/**
+ * One of Tether's own answers, as a link drawn like a button. VS Code's
+ * confirmation draws the links of its message in the colour of the text
+ * around them, without underline, and keeps no markup inside a link (no
+ * code span, no icon, no HTML); so the link is bold and in brackets, the
+ * way text interfaces draw a button, alone on its line with what it does.
+ */
 function link(label: string, id: string, answer: Answer, tip: string): string {
   const args = encodeURIComponent(JSON.stringify([id, answer]));
-  return `[${text(label)}](command:${ConfirmAnswerCommand}?${args} "${tip.replace(/"/g, "'")}")`;
+  return `**[\\[ ${text(label)} \\]](command:${ConfirmAnswerCommand}?${args} "${tip.replace(/"/g, "'")}")**`;
 }
 
 /** What "Always" allows, as a short label ("Always allow touch and git"); undefined when it allows no more than this step. */
@@ -80,8 +87,14 @@ export function confirmationMessages(a: ApprovalRequestParams, id: string): vsco
   const lines: string[] = [];
   switch (a.kind) {
     case ApprovalShell:
-      title = "Tether: run this command?";
+      title = a.sandbox === false ? "Tether: run this command outside the sandbox?" : a.network ? "Tether: run this command with network access?" : "Tether: run this command?";
       lines.push(code(a.command ?? a.title));
+      if (a.sandbox === false) {
+        lines.push("", text("Outside the sandbox it runs with all of your rights: every file, the network, Docker, your other programs."));
+      }
+      if ((a.untrusted ?? []).length > 0) {
+        lines.push("", text(`This request read content from outside first (${(a.untrusted ?? []).join(", ")}), so this is asked every time.`));
+      }
       break;
     case ApprovalFetch:
       title = `Tether: fetch from ${a.host ?? "the web"}?`;
@@ -92,15 +105,20 @@ export function confirmationMessages(a: ApprovalRequestParams, id: string): vsco
       lines.push(code(a.path ?? a.title));
       break;
   }
-  lines.push("", text(a.title));
-  // VS Code's buttons read "Allow Once" and "Skip".
-  const answers = ["**Allow Once** runs it", "**Skip** carries on without it"];
+  // A shell title only repeats the command line above unless the agent
+  // said what the command is for; the message stays short so that VS
+  // Code's buttons under it stay in view.
+  if (a.kind !== ApprovalShell || a.description) {
+    lines.push("", text(a.title));
+  }
+  // VS Code's buttons read "Allow Once" and "Skip"; Tether's other
+  // answers follow, one a line, each with what it does.
+  lines.push("", "**Allow Once** runs it · **Skip** carries on without it", "");
   const always = alwaysLabel(a);
   if (always) {
-    answers.push(link(always, id, AnswerAlways, `Allow it, and from now on ${a.alwaysScope}`));
+    lines.push(`${link(always, id, AnswerAlways, `Allow it, and from now on ${a.alwaysScope}`)} ${text(`runs it, and from now on: ${a.alwaysScope}`)}  `);
   }
-  answers.push(link("No, stop", id, AnswerNo, "It does not run, and the agent stops to ask you how to go on"));
-  lines.push("", answers.join(" · "));
+  lines.push(`${link("No, stop", id, AnswerNo, "It does not run, and the agent stops to ask you how to go on")} ${text("does not run it, and stops the agent to ask you how to go on")}`);
   const message = new vscode.MarkdownString(lines.join("\n"));
   message.isTrusted = { enabledCommands: [ConfirmAnswerCommand] };
   return { title, message };
@@ -109,8 +127,16 @@ export function confirmationMessages(a: ApprovalRequestParams, id: string): vsco
 /** What the approval tool is invoked with: what is asked about, in a few words the chat shows as its input. */
 export function approvalInput(a: ApprovalRequestParams): Record<string, string> {
   switch (a.kind) {
-    case ApprovalShell:
-      return { command: a.command ?? a.title };
+    case ApprovalShell: {
+      const input: Record<string, string> = { command: a.command ?? a.title };
+      if (a.network) {
+        input.network = "yes";
+      }
+      if (a.sandbox === false) {
+        input.sandbox = "off: all of your rights";
+      }
+      return input;
+    }
     case ApprovalFetch:
       return a.url ? { url: a.url, host: a.host ?? "" } : { host: a.host ?? a.title };
     default:

@@ -8,7 +8,11 @@ import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   CancellationToken as RpcCancellationToken,
+  HandlerResult,
   MessageConnection,
+  NotificationType,
+  RequestParam,
+  RequestType,
   ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
@@ -22,18 +26,19 @@ import { Exists, daemonPath, ensureExecutable, fileExists, findRipgrep, platform
 import {
   InitializeParams,
   InitializeResult,
-  MethodExit,
-  MethodInitialize,
-  MethodInitialized,
-  MethodLogMessage,
-  MethodShutdown,
+  LogMessageParams,
+  exit as exitMethod,
+  initialize,
+  initialized,
+  logMessage,
+  shutdown,
 } from "./protocol";
 
 export type DaemonState = "stopped" | "starting" | "ready" | "restarting" | "failed";
 
 /** Handles a daemon → client request; token is cancelled by $/cancelRequest. */
-export type RequestHandler = (params: any, token: RpcCancellationToken) => Promise<unknown> | unknown;
-export type NotificationHandler = (params: any) => void;
+export type RequestHandler<P, R> = (params: P, token: RpcCancellationToken) => HandlerResult<R, void>;
+export type NotificationHandler<P> = (params: P) => void;
 
 export interface DaemonOptions {
   extensionPath: string;
@@ -81,8 +86,11 @@ export class Daemon implements vscode.Disposable {
   private readonly spawn: NonNullable<DaemonOptions["spawn"]>;
   private readonly exists: Exists;
   private readonly schedule: NonNullable<DaemonOptions["schedule"]>;
-  private readonly requestHandlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  /** How each handled method is set up on a connection, by method. */
+  private readonly requestHandlers = new Map<string, (conn: MessageConnection) => void>();
+  private readonly notificationHandlers = new Map<string, (conn: MessageConnection) => void>();
+  /** Every handler of a notification, called in turn, by method. */
+  private readonly notificationChains = new Map<string, NotificationHandler<never>>();
   private readonly stateEmitter = new vscode.EventEmitter<DaemonState>();
   private readonly startEmitter = new vscode.EventEmitter<MessageConnection>();
   private readonly stopEmitter = new vscode.EventEmitter<void>();
@@ -102,7 +110,7 @@ export class Daemon implements vscode.Disposable {
     this.spawn = opts.spawn ?? cp.spawn;
     this.exists = opts.exists ?? fileExists;
     this.schedule = opts.schedule ?? defaultSchedule;
-    this.notificationHandlers.set(MethodLogMessage, (p: { type?: number; message?: string }) => this.logMessage(p));
+    this.onNotification(logMessage, (p) => this.logMessage(p));
   }
 
   get state(): DaemonState {
@@ -119,18 +127,28 @@ export class Daemon implements vscode.Disposable {
     return this.lastError;
   }
 
-  /** Handle a daemon → client request on this and every later connection. */
-  onRequest(method: string, handler: RequestHandler): void {
-    this.requestHandlers.set(method, handler);
-    this.conn?.onRequest(method, handler);
+  /**
+   * Handle a daemon → client request on this and every later connection;
+   * the method's declaration in protocol.ts types the params and result.
+   */
+  onRequest<P, R>(type: RequestType<P, R, void>, handler: NoInfer<RequestHandler<P, R>>): void {
+    const register = (conn: MessageConnection) => void conn.onRequest(type, handler);
+    this.requestHandlers.set(type.method, register);
+    if (this.conn) {
+      register(this.conn);
+    }
   }
 
   /** Handle a notification; several handlers of one method each get it, in order. */
-  onNotification(method: string, handler: NotificationHandler): void {
-    const before = this.notificationHandlers.get(method);
-    const h: NotificationHandler = before ? (p) => (before(p), handler(p)) : handler;
-    this.notificationHandlers.set(method, h);
-    this.conn?.onNotification(method, h);
+  onNotification<P>(type: NotificationType<P>, handler: NoInfer<NotificationHandler<P>>): void {
+    const before = this.notificationChains.get(type.method) as NotificationHandler<P> | undefined;
+    const h: NotificationHandler<P> = before ? (p) => (before(p), handler(p)) : handler;
+    this.notificationChains.set(type.method, h);
+    const register = (conn: MessageConnection) => void conn.onNotification(type, h);
+    this.notificationHandlers.set(type.method, register);
+    if (this.conn) {
+      register(this.conn);
+    }
   }
 
   /**
@@ -147,22 +165,26 @@ export class Daemon implements vscode.Disposable {
     return this.start();
   }
 
-  /** Sends a request once the daemon is ready; token cancels it with $/cancelRequest. */
-  async request<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> {
+  /**
+   * Sends a request once the daemon is ready; token cancels it with
+   * $/cancelRequest. The method's declaration in protocol.ts types the
+   * params and the result.
+   */
+  async request<P, R>(type: RequestType<P, R, void>, params: NoInfer<RequestParam<P>>, token?: vscode.CancellationToken): Promise<R> {
     const conn = await this.ready();
     if (token) {
-      return conn.sendRequest<R>(method, params, token as unknown as RpcCancellationToken);
+      return conn.sendRequest(type, params, token as unknown as RpcCancellationToken);
     }
-    return conn.sendRequest<R>(method, params);
+    return conn.sendRequest(type, params);
   }
 
   /**
    * Sends a notification if a daemon is running; otherwise drops it, since
    * everything notified (diagnostics, dirty files) is sent again on start.
    */
-  notify(method: string, params: unknown): void {
+  notify<P>(type: NotificationType<P>, params: NoInfer<RequestParam<P>>): void {
     const conn = this.currentState === "ready" ? this.conn : undefined;
-    conn?.sendNotification(method, params).catch((e: unknown) => this.opts.log.warn(`${method}: ${errorText(e)}`));
+    conn?.sendNotification(type, params).catch((e: unknown) => this.opts.log.warn(`${type.method}: ${errorText(e)}`));
   }
 
   start(): Promise<MessageConnection> {
@@ -206,8 +228,8 @@ export class Daemon implements vscode.Disposable {
     if (conn) {
       this.stopEmitter.fire();
       try {
-        await withTimeout(conn.sendRequest(MethodShutdown), step);
-        await conn.sendNotification(MethodExit);
+        await withTimeout(conn.sendRequest(shutdown), step);
+        await conn.sendNotification(exitMethod);
       } catch (e) {
         this.opts.log.debug(`shutdown: ${errorText(e)}`);
       }
@@ -279,11 +301,11 @@ export class Daemon implements vscode.Disposable {
       info: (m) => this.opts.log.info(m),
       log: (m) => this.opts.log.debug(m),
     });
-    for (const [method, h] of this.requestHandlers) {
-      conn.onRequest(method, h);
+    for (const register of this.requestHandlers.values()) {
+      register(conn);
     }
-    for (const [method, h] of this.notificationHandlers) {
-      conn.onNotification(method, h);
+    for (const register of this.notificationHandlers.values()) {
+      register(conn);
     }
     conn.onError(([e]) => this.opts.log.error(`connection: ${e.message}`));
     conn.listen();
@@ -296,8 +318,8 @@ export class Daemon implements vscode.Disposable {
     });
     hung.catch(() => undefined);
     try {
-      result = await Promise.race([conn.sendRequest<InitializeResult>(MethodInitialize, this.initializeParams(cfg)), died, hung]);
-      await conn.sendNotification(MethodInitialized, {});
+      result = await Promise.race([conn.sendRequest(initialize, this.initializeParams(cfg)), died, hung]);
+      await conn.sendNotification(initialized, {});
     } catch (e) {
       conn.dispose();
       if (e instanceof HungError) {
@@ -397,7 +419,7 @@ export class Daemon implements vscode.Disposable {
     }
   }
 
-  private logMessage(p: { type?: number; message?: string }): void {
+  private logMessage(p: LogMessageParams): void {
     const text = p.message ?? "";
     switch (p.type) {
       case 1:

@@ -8,9 +8,11 @@ import {
   Diagnostic,
   DiagnosticSeverity,
   DiagnosticsPublishParams,
-  MethodDiagnosticsPublish,
-  MethodWorkspaceDirty,
+  diagnosticsPublish,
+  workspaceDirty,
+  workspaceSaved,
   WorkspaceDirtyParams,
+  WorkspaceSavedParams,
 } from "./protocol";
 
 /** Converts a VS Code diagnostic to LSP's shape: severity 0–3 becomes 1–4. */
@@ -77,7 +79,10 @@ export class DiagnosticsFeeder implements vscode.Disposable {
       daemon.onDidStart(() => this.publishAll()),
       vscode.languages.onDidChangeDiagnostics((e) => this.changed(e.uris)),
       vscode.workspace.onDidChangeTextDocument((e) => this.dirtyChanged(e.document)),
-      vscode.workspace.onDidSaveTextDocument((d) => this.dirtyChanged(d)),
+      vscode.workspace.onDidSaveTextDocument((d) => {
+        this.saved(d);
+        this.dirtyChanged(d);
+      }),
       vscode.workspace.onDidCloseTextDocument((d) => this.dirtyChanged(d)),
       vscode.workspace.onDidOpenTextDocument((d) => this.dirtyChanged(d)),
     );
@@ -125,7 +130,20 @@ export class DiagnosticsFeeder implements vscode.Disposable {
   private publish(uri: vscode.Uri, diags: readonly vscode.Diagnostic[]): void {
     const params: DiagnosticsPublishParams = { uri: uri.toString(), diagnostics: diags.map(toLspDiagnostic) };
     this.log?.debug(`diagnostics of ${uri.path}: ${diags.length}`);
-    this.daemon.notify(MethodDiagnosticsPublish, params);
+    this.daemon.notify(diagnosticsPublish, params);
+  }
+
+  /**
+   * Tells the daemon at once that the user saved a file: a file the agent
+   * read and that changed since is then refused with "the user saved it",
+   * not as a change from outside.
+   */
+  private saved(doc: vscode.TextDocument): void {
+    if (!isFile(doc.uri)) {
+      return;
+    }
+    const params: WorkspaceSavedParams = { uris: [doc.uri.toString()] };
+    this.daemon.notify(workspaceSaved, params);
   }
 
   private dirtyChanged(doc: vscode.TextDocument): void {
@@ -153,7 +171,7 @@ export class DiagnosticsFeeder implements vscode.Disposable {
     }
     this.lastDirty = key;
     const params: WorkspaceDirtyParams = { uris, open };
-    this.daemon.notify(MethodWorkspaceDirty, params);
+    this.daemon.notify(workspaceDirty, params);
   }
 
   dispose(): void {

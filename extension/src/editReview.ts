@@ -45,13 +45,18 @@ export class EditReview {
     return this.params.hunks ?? [];
   }
 
-  /** The diff's title says what it is: a change waiting for the user's review. */
+  /**
+   * The diff's title says what it is: a change waiting for the user's
+   * review, and who asks when it is not this editor's chat (an MCP client
+   * through tether mcp).
+   */
   get title(): string {
     const name = path.basename(this.params.path || "proposal");
+    const from = this.params.from ? ` (from ${this.params.from})` : "";
     if (this.params.kind === ApprovalMemory) {
-      return `Review Tether's memory change: ${name}`;
+      return `Review Tether's memory change: ${name}${from}`;
     }
-    return `Review Tether's change: ${name}`;
+    return `Review Tether's change: ${name}${from}`;
   }
 
   /**
@@ -59,14 +64,19 @@ export class EditReview {
    * the user (preserveFocus); opened by the user, it does.
    */
   async open(preserveFocus = true): Promise<void> {
-    const doc = await vscode.workspace.openTextDocument(this.proposedUri);
-    if (this.shown === undefined) {
-      this.shown = doc.getText();
-    }
+    await this.load();
     await vscode.commands.executeCommand("vscode.diff", this.originalUri, this.proposedUri, this.title, {
       preview: true,
       preserveFocus,
     });
+  }
+
+  /** Opens the proposal's document, and notes its text as first shown. */
+  async load(): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(this.proposedUri);
+    if (this.shown === undefined) {
+      this.shown = doc.getText();
+    }
   }
 
   document(): vscode.TextDocument | undefined {

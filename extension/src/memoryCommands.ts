@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 
 import type { Daemon } from "./daemon";
-import { MemoryInfo, MemoryListResult, MethodMemoryList } from "./protocol";
+import { MemoryInfo, memoryList } from "./protocol";
 
 type Pick = vscode.QuickPickItem & { memory: MemoryInfo };
 
@@ -22,7 +22,7 @@ export function memoryItem(m: MemoryInfo): Pick {
 }
 
 export async function showMemories(daemon: Daemon): Promise<void> {
-  const list = await daemon.request<MemoryListResult>(MethodMemoryList, {});
+  const list = await daemon.request(memoryList, {});
   const memories = list.memories ?? [];
   if (memories.length === 0) {
     void vscode.window.showInformationMessage(`Tether has no memories for this project yet (they are kept in ${list.dir}).`);

@@ -9,7 +9,7 @@ import { ResponseError } from "vscode-jsonrpc";
 import { configSection } from "./config";
 import { errorText } from "./daemon";
 import type { Daemon } from "./daemon";
-import { ChatMessage, ChatTool, ChatToolCall, MethodModelChat, ModelChatParams, ModelChatResult } from "./protocol";
+import { ChatMessage, ChatTool, ChatToolCall, modelChat, ModelChatParams, ModelChatResult } from "./protocol";
 
 /** The setting naming the model: "vendor/family", a family alone, or "" for the first model the user has. */
 export const modelSettingKey = "agent.model";
@@ -101,7 +101,7 @@ export class ModelBridge {
     private readonly lm: ModelSource = vscode.lm,
     private readonly setting: () => string = () => vscode.workspace.getConfiguration(configSection).get<string>(modelSettingKey, ""),
   ) {
-    daemon.onRequest(MethodModelChat, (p: ModelChatParams, token) => this.chat(p, token as unknown as vscode.CancellationToken));
+    daemon.onRequest(modelChat, (p: ModelChatParams, token) => this.chat(p, token as unknown as vscode.CancellationToken));
   }
 
   async chat(p: ModelChatParams, token: vscode.CancellationToken): Promise<ModelChatResult> {

@@ -1,4 +1,4 @@
-// The saved "always" answers: review them, or forget them all.
+// The saved "always" answers: review them, forget one, or forget them all.
 
 import * as fs from "node:fs";
 import * as vscode from "vscode";
@@ -6,11 +6,10 @@ import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
 import {
-  MethodPermissionsList,
-  MethodPermissionsReset,
+  permissionsList,
+  permissionsRemove,
+  permissionsReset,
   PermissionRule,
-  PermissionsListResult,
-  PermissionsResetResult,
 } from "./protocol";
 
 /** A rule in words: the daemon's own description, or the same built here. */
@@ -19,12 +18,14 @@ export function describeRule(r: PermissionRule): string {
     return r.description;
   }
   switch (r.kind) {
-    case "shell":
-      return `always run ${r.program ?? "?"}`;
+    case "shell": {
+      const what = r.subcommand ? `${r.program ?? "?"} ${r.subcommand}` : (r.program ?? "?");
+      return `always run ${what}${r.network === true ? " with network access" : ""}`;
+    }
     case "fetch":
       return `always fetch from ${r.host ?? "?"}`;
     case "outside":
-      return `always use files in ${r.dir ?? "?"}`;
+      return `always read in ${r.dir ?? "?"} (its own files; not its subfolders)`;
     case "edit":
       return "always change files inside the workspace";
     case "memory":
@@ -33,25 +34,38 @@ export function describeRule(r: PermissionRule): string {
   return `always ${r.kind}`;
 }
 
-type Action = "reset" | "open";
+type Action = "reset" | "open" | "rule";
+
+type Item = vscode.QuickPickItem & { action?: Action; rule?: PermissionRule };
+
+/** The list's row for one rule: what it allows, since when, and whether it is disabled. */
+export function ruleItem(r: PermissionRule): Item {
+  const since = r.added ? `since ${new Date(r.added).toLocaleDateString()}` : undefined;
+  return {
+    label: `${r.disabled ? "$(warning)" : "$(pass)"} ${describeRule(r)}`,
+    description: since,
+    detail: r.disabled ? `Disabled: ${r.disabled}` : "Pick it to forget it",
+    action: "rule",
+    rule: r,
+  };
+}
 
 export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Promise<void> {
-  const res = await daemon.request<PermissionsListResult>(MethodPermissionsList, {});
+  const res = await daemon.request(permissionsList, {});
   const rules = res.rules ?? [];
-  const items: (vscode.QuickPickItem & { action?: Action })[] = rules.map((r) => ({
-    label: `$(pass) ${describeRule(r)}`,
-    description: r.added ? `since ${new Date(r.added).toLocaleDateString()}` : undefined,
-  }));
+  const items: Item[] = rules.map(ruleItem);
   items.push({ label: "", kind: vscode.QuickPickItemKind.Separator }, { label: "$(file) Open the saved answers", description: res.path, action: "open" });
   if (rules.length > 0) {
     items.push({ label: "$(trash) Forget all of them…", action: "reset" });
   }
-  const count = rules.length === 0 ? "nothing is allowed always: Tether asks every time" : `${rules.length} saved answer${rules.length === 1 ? "" : "s"}`;
+  const count = rules.length === 0 ? "nothing is allowed always: Tether asks every time" : `${rules.length} saved answer${rules.length === 1 ? "" : "s"}; pick one to forget it`;
   const picked = await vscode.window.showQuickPick(items, {
     title: "Tether: what “Always” allows in this project",
     placeHolder: `Mode ${res.mode || "default"}; ${count}`,
   });
-  if (picked?.action === "reset") {
+  if (picked?.action === "rule" && picked.rule) {
+    await removePermission(daemon, picked.rule);
+  } else if (picked?.action === "reset") {
     await resetPermissions(daemon);
   } else if (picked?.action === "open") {
     if (res.path && fs.existsSync(res.path)) {
@@ -61,6 +75,17 @@ export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Pr
       await docs.show("Tether permissions.md", lines.join("\n"));
     }
   }
+}
+
+/** Forgets one saved answer, after the user says so. */
+export async function removePermission(daemon: Daemon, rule: PermissionRule): Promise<void> {
+  const forget = "Forget It";
+  const ok = await vscode.window.showWarningMessage(`Forget “${describeRule(rule)}”? Tether will ask again before doing that.`, { modal: true }, forget);
+  if (ok !== forget) {
+    return;
+  }
+  const res = await daemon.request(permissionsRemove, { rules: [rule] });
+  void vscode.window.showInformationMessage(res.removed > 0 ? `Tether forgot: ${describeRule(rule)}.` : "That answer was already gone.");
 }
 
 export async function resetPermissions(daemon: Daemon): Promise<void> {
@@ -73,7 +98,7 @@ export async function resetPermissions(daemon: Daemon): Promise<void> {
   if (ok !== forget) {
     return;
   }
-  const res = await daemon.request<PermissionsResetResult>(MethodPermissionsReset, {});
+  const res = await daemon.request(permissionsReset, {});
   const n = res.removed;
   void vscode.window.showInformationMessage(`Tether forgot ${n} saved answer${n === 1 ? "" : "s"}.`);
 }

@@ -12,9 +12,9 @@ import type { InfoDocuments } from "./infoDocuments";
 import { HasPlanContext } from "./names";
 import {
   Activity,
-  MethodTodoChanged,
-  MethodToolsActivity,
-  MethodToolsResult,
+  todoChanged,
+  toolsActivity,
+  toolsResult,
   TodoChangedParams,
   TodoItem,
   ToolResultParams,
@@ -113,8 +113,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     private readonly docs?: InfoDocuments,
   ) {
     this.view = vscode.window.createTreeView(planViewId, { treeDataProvider: this });
-    daemon.onNotification(MethodTodoChanged, (p: TodoChangedParams) => this.update(p));
-    daemon.onNotification(MethodToolsActivity, (a: Activity) => this.activity(a));
+    daemon.onNotification(todoChanged, (p: TodoChangedParams) => this.update(p));
+    daemon.onNotification(toolsActivity, (a: Activity) => this.activity(a));
     this.disposables.push(
       this.view,
       vscode.commands.registerCommand(showActivityCommand, (callId: string) => this.showResult(callId)),
@@ -264,7 +264,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     let res: ToolResultResult;
     try {
       const params: ToolResultParams = { callId };
-      res = await this.daemon.request<ToolResultResult>(MethodToolsResult, params);
+      res = await this.daemon.request(toolsResult, params);
     } catch (e) {
       void vscode.window.showWarningMessage(`Tether cannot show that call's result: ${errorText(e)}`);
       return;

@@ -6,13 +6,11 @@ import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
 import {
-  MethodStagedApply,
-  MethodStagedDrop,
-  MethodStagedList,
+  stagedApply,
+  stagedDrop,
+  stagedList,
   StagedApplyResult,
   StagedChange,
-  StagedDropResult,
-  StagedListResult,
   StagedParams,
 } from "./protocol";
 
@@ -40,19 +38,19 @@ export function describeApply(r: StagedApplyResult): { text: string; ok: boolean
 
 async function apply(daemon: Daemon, ids?: string[]): Promise<void> {
   const params: StagedParams = ids ? { ids } : {};
-  const { text, ok } = describeApply(await daemon.request<StagedApplyResult>(MethodStagedApply, params));
+  const { text, ok } = describeApply(await daemon.request(stagedApply, params));
   void (ok ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
 }
 
 async function drop(daemon: Daemon, ids?: string[]): Promise<void> {
   const params: StagedParams = ids ? { ids } : {};
-  const r = await daemon.request<StagedDropResult>(MethodStagedDrop, params);
+  const r = await daemon.request(stagedDrop, params);
   const n = (r.dropped ?? []).length;
   void vscode.window.showInformationMessage(`Tether dropped ${n} staged change${n === 1 ? "" : "s"}.`);
 }
 
 export async function reviewStaged(daemon: Daemon, docs: InfoDocuments): Promise<void> {
-  const list = await daemon.request<StagedListResult>(MethodStagedList, {});
+  const list = await daemon.request(stagedList, {});
   const staged = list.staged ?? [];
   if (staged.length === 0) {
     void vscode.window.showInformationMessage("Tether has no staged changes (they are made in the dryRun permission mode).");

@@ -4,7 +4,7 @@ import { ComposeTool, type ComposeRuns } from "./compose";
 import { ActiveCalls, ApprovalToolName, ChatApprovals } from "./confirm";
 import { Daemon, errorText } from "./daemon";
 import { ToolPrefix } from "./names";
-import { ApprovalEdit, ApprovalRequestParams, MethodToolsCall, MethodToolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
+import { ApprovalEdit, ApprovalRequestParams, requestsTurn, toolsCall, toolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
 import { RequestIds } from "./requestIds";
 import { RequestLog } from "./requestLog";
 
@@ -65,7 +65,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
     try {
       // A preview has no chat request to belong to; it changes nothing.
       const params: ToolCallParams = { name: this.name, arguments: input, requestId: "" };
-      res = await this.daemon.request<ToolPrepareResult>(MethodToolsPrepare, params, token);
+      res = await this.daemon.request(toolsPrepare, params, token);
     } catch (e) {
       this.log.debug(`tools/prepare ${this.name}: ${errorText(e)}`);
       return { invocationMessage: fallback };
@@ -79,7 +79,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
     options: vscode.LanguageModelToolInvocationOptions<unknown>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const requestId = this.ctx.ids.begin(options.toolInvocationToken);
+    const requestId = await this.ctx.ids.of(options.toolInvocationToken, (session) => this.turn(session, token));
     const input = options.input ?? {};
     // While it runs, the daemon's approvals for this request are asked in its chat.
     const running = this.ctx.calls.enter(requestId, options.toolInvocationToken);
@@ -94,7 +94,7 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       if (typeof budget === "number" && budget > 0) {
         params.tokenBudget = Math.floor(budget);
       }
-      const res = await this.daemon.request<ToolCallResult>(MethodToolsCall, params, token);
+      const res = await this.daemon.request(toolsCall, params, token);
       composeRuns?.offer(this.name, params.arguments, res);
       if (res.isError) {
         this.log.debug(`${this.name} answered an error: ${res.content}`);
@@ -117,7 +117,16 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
       return textResult(`Tether could not run ${this.name}: ${errorText(e)}`);
     } finally {
       running.dispose();
-      this.ctx.ids.end(options.toolInvocationToken);
+    }
+  }
+
+  /** Asks the daemon which request (chat turn) a call of the session belongs to. */
+  private async turn(session: string, token: vscode.CancellationToken): Promise<string> {
+    try {
+      return (await this.daemon.request(requestsTurn, { session }, token)).requestId;
+    } catch (e) {
+      this.log.warn(`requests/turn: ${errorText(e)}; the call is a request of its own`);
+      throw e;
     }
   }
 }

@@ -8,13 +8,11 @@ import type { InfoDocuments } from "./infoDocuments";
 import type { RequestEntry, RequestLog } from "./requestLog";
 import {
   Checkpoint,
-  MethodUndoList,
-  MethodUndoShow,
-  MethodUndoUndo,
-  UndoListResult,
+  undoList,
+  undoShow,
+  undoUndo,
   UndoParams,
   UndoResult,
-  UndoShowResult,
 } from "./protocol";
 
 /** One line for the notification, and the full story for "Show details". */
@@ -63,7 +61,7 @@ export function describeUndo(r: UndoResult): { summary: string; details: string;
 
 export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Promise<void> {
   const params: UndoParams = id ? { id } : {};
-  const r = await daemon.request<UndoResult>(MethodUndoUndo, params);
+  const r = await daemon.request(undoUndo, params);
   const { summary, details, clean } = describeUndo(r);
   const show = clean ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   const choice = await show(summary, "Show details");
@@ -117,7 +115,7 @@ export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number 
   const files = c.files ?? [];
   const when = relativeTime(Date.parse(c.created), now);
   const from = entry?.calls.length ? ` · ${entry.calls.join(", ")}` : "";
-  const icon = c.damaged ? "$(warning)" : c.undone ? "$(discard)" : "$(history)";
+  const icon = c.damaged || (c.interrupted && !c.undone) ? "$(warning)" : c.undone ? "$(discard)" : "$(history)";
   // The daemon names a checkpoint it could not read whole "damaged: …"
   // itself; the label says it only where the summary does not.
   const saysDamaged = c.damaged && !/^damaged\b/.test(c.summary ?? "");
@@ -129,12 +127,12 @@ export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number 
     description: `${when}${from}`,
     // The damage says what undo can and cannot put back: the user needs
     // it before choosing to undo, not after.
-    detail: c.damaged ? `${listed ? `${listed} · ` : ""}${damageSentence(c.damaged)}` : listed,
+    detail: [listed, c.damaged ? damageSentence(c.damaged) : "", c.interrupted && !c.undone ? `${c.interrupted}.` : ""].filter(Boolean).join(" · "),
   };
 }
 
 export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments, requests?: RequestLog): Promise<void> {
-  const list = await daemon.request<UndoListResult>(MethodUndoList, {});
+  const list = await daemon.request(undoList, {});
   const checkpoints = list.checkpoints ?? [];
   if (checkpoints.length === 0) {
     void vscode.window.showInformationMessage("Tether has no checkpoints for this workspace yet.");
@@ -152,7 +150,7 @@ export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments, reque
   if (!picked) {
     return;
   }
-  const shown = await daemon.request<UndoShowResult>(MethodUndoShow, { id: picked.id });
+  const shown = await daemon.request(undoShow, { id: picked.id });
   await docs.show(`checkpoint-${picked.id}.diff`, shown.diff || "(no changes recorded)\n");
   const cp = checkpoints.find((c) => c.id === picked.id);
   if (cp && !cp.undone) {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { Approvals, promptMessage } from "../src/approval";
+import { Approvals, promptItems, promptMessage } from "../src/approval";
 import type { ApprovalRequestParams, Hunk } from "../src/protocol";
-import { TabInputTextDiff, Uri, fake, window } from "./fake/vscode";
-import { StubDaemon, logChannel, rpcToken, settle } from "./stubDaemon";
+import { TabInputText, TabInputTextDiff, Uri, fake, window } from "./fake/vscode";
+import { StubDaemon, logChannel, rpcToken, settle, until } from "./stubDaemon";
 
 // Twenty lines with lines 2 and 15 changed: two hunks, exactly as the
 // daemon's diff.Hunks makes them (three lines of context; wire lines carry
@@ -197,6 +197,11 @@ test("prompts show the full command, host or path, and what always would allow",
     ],
     [{ kind: "outside", path: "/etc/hosts" }, /^Tether wants to use \/etc\/hosts, outside the workspace$/, true],
     [{ kind: "memory", title: "remember build steps" }, /^Tether wants to write project memory: remember build steps$/, false],
+    [
+      { kind: "shell", command: "make", from: "Claude Code", alwaysScope: "run make without asking" },
+      /^Tether wants to run: make \(asked by Claude Code through tether mcp\)\. “Always” allows run make without asking\.$/,
+      true,
+    ],
   ];
   for (const [p, re, warn] of cases) {
     const m = promptMessage({ ...base, ...p } as ApprovalRequestParams);
@@ -317,3 +322,49 @@ test("dropping a hunk rewrites the proposal through its file system: the documen
   assert.equal(doc.getText(), original.replace("l15", "L15"));
   assert.equal(doc.isDirty, false);
 });
+
+test("Tether's own prompt offers Always only where the daemon scopes it", () => {
+  const base = { requestId: "", tool: "shell", title: "Run docker ps outside the sandbox", kind: "shell", command: "docker ps" } as const;
+  const without = promptItems({ ...base, sandbox: false, alwaysScope: "" }).map((i) => i.answer);
+  assert.deepEqual(without, ["yes", "skip", "no"]);
+  const withScope = promptItems({ ...base, alwaysScope: "run docker ps without asking in this project" }).map((i) => i.answer);
+  assert.deepEqual(withScope, ["yes", "always", "skip", "no"]);
+  assert.match(promptMessage({ ...base, sandbox: false, alwaysScope: "" }).text, /outside the sandbox, with all of your rights: docker ps/);
+  assert.match(promptMessage({ ...base, network: true, description: "List containers", alwaysScope: "" }).text, /with network access: docker ps \(for: List containers\)/);
+});
+
+test("a change tether mcp asks about says which client asks, in the review's title", async () => {
+  const { answer } = await request({ ...edit, requestId: "mcp-20260101T000000-abcd", from: "Claude Code" });
+  const diff = fake.executed.find((e) => e.command === "vscode.diff")!;
+  assert.equal(diff.args[2], "Review Tether's change: notes.txt (from Claude Code)");
+  approvals.answer("yes", proposedUri() as any);
+  assert.equal((await answer).answer, "yes");
+});
+
+test("a proposal typed into before its editor is known to be active is saved once it is", async () => {
+  await request();
+  const uri = proposedUri();
+  const doc = fake.document(uri)!;
+  doc.type(doc.getText() + "typed\n"); // the change comes before the news of the focus
+  await afterTimers();
+  assert.equal(doc.isDirty, true, "nothing can save it while another editor is active");
+  fake.setActiveEditor(doc);
+  await until(() => !doc.isDirty, "the proposal to be saved once its editor is active");
+  assert.ok(fake.executed.some((e) => e.command === "workbench.action.files.saveWithoutFormatting"), "saved without save participants");
+});
+
+test("answering closes every tab of the proposal: the review diff and a plain tab opened on it", async () => {
+  const { answer } = await request();
+  const uri = proposedUri();
+  fake.tabs.push({ input: new TabInputText(uri) }, { input: new TabInputText(Uri.file("/ws/other.txt")) });
+  approvals.answer("yes", uri as any);
+  await answer;
+  await settle();
+  const left = fake.tabs.map((t) => (t.input instanceof TabInputText ? t.input.uri.toString() : "diff"));
+  assert.deepEqual(left, [Uri.file("/ws/other.txt").toString()]);
+});
+
+/** Resolves after the zero-delay timers set before it have run. */
+function afterTimers(): Promise<void> {
+  return new Promise((r) => setTimeout(r, 0)).then(settle);
+}

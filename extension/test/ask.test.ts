@@ -66,3 +66,9 @@ test("the daemon cancelling the question closes the quick pick", async () => {
   assert.deepEqual(await ask(question, t.token as any), { cancelled: true });
   assert.equal(fake.quickPicks[0].visible, false);
 });
+
+test("a question tether mcp relays says which client asks", async () => {
+  fake.onQuickPick = (qp) => qp.acceptWith("", qp.items[0]);
+  assert.deepEqual(await ask({ ...question, from: "Claude Code" }), { answer: "Postgres" });
+  assert.equal(fake.quickPicks[0].title, "Which database? (asked by Claude Code through tether mcp)");
+});

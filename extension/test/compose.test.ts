@@ -3,10 +3,11 @@ import { beforeEach, test } from "node:test";
 
 import { ComposeRuns, childText, runText, showComposeRuns } from "../src/compose";
 import { InfoDocuments } from "../src/infoDocuments";
+import { toolsActivity } from "../src/protocol";
 import { RequestIds } from "../src/requestIds";
 import { newToolContext, TetherTool } from "../src/tools";
 import { CancellationTokenSource, LanguageModelTextPart, fake } from "./fake/vscode";
-import { StubDaemon, logChannel } from "./stubDaemon";
+import { StubDaemon, logChannel, until } from "./stubDaemon";
 
 let daemon: StubDaemon;
 beforeEach(() => {
@@ -37,6 +38,7 @@ test("a compose call is kept with its program, its calls as they are reported, a
   const tool = new TetherTool(daemon.asDaemon(), "compose", { ...newToolContext(), ids, composeRuns: runs }, logChannel());
   const turn = {};
   const pending = tool.invoke({ input: { code: "const r = await tools.tether.read_file({path: \"a.txt\"})" }, toolInvocationToken: turn } as any, new CancellationTokenSource().token as any);
+  await until(() => runs.list().length === 1, "the run is kept"); // once the call knows its request
   const [run] = runs.list();
   assert.equal(run.result, undefined, "running");
   release();
@@ -89,9 +91,9 @@ test("two handlers of one notification both get it", () => {
   // The real Daemon fans a notification out to every handler registered for it.
   const seen: string[] = [];
   const d = new (require("../src/daemon").Daemon)({ extensionPath: "/x", clientVersion: "0", log: logChannel() });
-  d.onNotification("tools/activity", () => seen.push("a"));
-  d.onNotification("tools/activity", () => seen.push("b"));
-  (d as any).notificationHandlers.get("tools/activity")({});
+  d.onNotification(toolsActivity, () => seen.push("a"));
+  d.onNotification(toolsActivity, () => seen.push("b"));
+  (d as any).notificationChains.get("tools/activity")({});
   assert.deepEqual(seen, ["a", "b"]);
 });
 

@@ -31,10 +31,13 @@ test("the confirmation carries the full command line and Tether's answers as lin
   assert.match(md.value, /^` touch a && git add a `$/m, "the command, whole, in code");
   assert.match(md.value, /\*\*Allow Once\*\* runs it/);
   assert.match(md.value, /\*\*Skip\*\* carries on without it/);
-  const links = [...md.value.matchAll(/\[([^\]]+)\]\(command:tether\.confirmAnswer\?([^ )]+)/g)].map((x) => [x[1], JSON.parse(decodeURIComponent(x[2]))]);
+  // Each of Tether's answers is a link drawn as a button (bold, in
+  // brackets: VS Code's confirmation gives links the text's colour and keeps
+  // no markup inside them), alone on its line with what it does.
+  const links = [...md.value.matchAll(/^\*\*\[\\\[ ([^\]\\]+) \\\]\]\(command:tether\.confirmAnswer\?([^ )]+) "[^"]*"\)\*\* (.+?) *$/gm)].map((x) => [x[1], JSON.parse(decodeURIComponent(x[2])), x[3]]);
   assert.deepEqual(links, [
-    ["Always allow touch and git", ["c7", "always"]],
-    ["No, stop", ["c7", "no"]],
+    ["Always allow touch and git", ["c7", "always"], "runs it, and from now on: run touch and git without asking in this project"],
+    ["No, stop", ["c7", "no"], "does not run it, and stops the agent to ask you how to go on"],
   ]);
   assert.deepEqual(md.isTrusted, { enabledCommands: ["tether.confirmAnswer"] }, "only Tether's own command may run from it");
 });
@@ -56,7 +59,7 @@ test("always is offered only where it allows more than this one step", () => {
     [{}, "Always allow touch and git"],
     [{ alwaysScope: "this command only: it runs no program, only shell builtins" }, undefined],
     [{ kind: "fetch", host: "pkg.go.dev", alwaysScope: "fetch from pkg.go.dev without asking" }, "Always allow pkg.go.dev"],
-    [{ kind: "outside", path: "/etc/hosts", alwaysScope: "reading in /etc" }, "Always allow this folder"],
+    [{ kind: "outside", path: "/etc/hosts", alwaysScope: "read in /etc (its own files; not its subfolders)" }, "Always allow this folder"],
   ];
   for (const [p, want] of cases) {
     assert.equal(alwaysLabel({ ...shell, ...p } as ApprovalRequestParams), want, JSON.stringify(p));
@@ -218,4 +221,22 @@ test("each request's calls and the lines their diffs changed are kept for the ch
   assert.deepEqual(e.calls, ["Making 2 edits in g.txt"]);
   assert.deepEqual(e.files, { "g.txt": { added: 2, removed: 1 } });
   assert.equal(callKey("a", { x: 1 }), callKey("a", { x: 1 }));
+});
+
+test("a command with network access, or outside the sandbox, says so; outside, no Always is offered", () => {
+  const net = confirmationMessages(
+    { ...shell, command: "npm ci", title: "Install the dependencies (run npm ci with network access): npm ci", network: true, sandbox: true, description: "Install the dependencies", alwaysScope: "run npm ci with network access without asking in this project" },
+    "c8",
+  );
+  assert.equal(net.title, "Tether: run this command with network access?");
+  const netMd = (net.message as unknown as MarkdownString).value;
+  assert.match(netMd, /Install the dependencies/);
+  assert.match(netMd, /\[\\\[ Always allow npm ci with network access \\\]\]\(command:tether.confirmAnswer/);
+  const out = confirmationMessages({ ...shell, command: "docker ps", title: "Run docker ps outside the sandbox: docker ps", sandbox: false, alwaysScope: "" }, "c9");
+  assert.equal(out.title, "Tether: run this command outside the sandbox?");
+  const outMd = (out.message as unknown as MarkdownString).value;
+  assert.match(outMd, /all of your rights/);
+  assert.doesNotMatch(outMd, /Always/, "no Always for a command outside the sandbox");
+  const web = confirmationMessages({ ...shell, command: "curl x.test", network: true, sandbox: true, untrusted: ["https://a.test/page"], alwaysScope: "" }, "c10");
+  assert.match((web.message as unknown as MarkdownString).value.replace(/\\/g, ""), /read content from outside first \(https:\/\/a\.test\/page\), so this is asked every time/);
 });

@@ -147,3 +147,16 @@ test("workspace/dirty also lists the open files, and is sent when they change", 
     { uris: [], open: ["file:///ws/a.ts"] },
   ]);
 });
+
+test("a save is sent at once as workspace/saved, for files only", () => {
+  const daemon = new StubDaemon();
+  const s = scheduler();
+  new DiagnosticsFeeder(daemon.asDaemon(), { schedule: s.schedule });
+  const a = fake.addDocument(Uri.file("/ws/a.go"), "");
+  const u = fake.addDocument(Uri.parse("untitled:Untitled-1"), "");
+  a.type("x");
+  void a.save();
+  void u.save();
+  const saved = daemon.notifications.filter((n) => n.method === "workspace/saved").map((n) => n.params);
+  assert.deepEqual(saved, [{ uris: ["file:///ws/a.go"] }]);
+});

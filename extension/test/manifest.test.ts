@@ -3,7 +3,7 @@
 // generated (tether_ names), and activation stays lazy.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 
@@ -117,4 +117,18 @@ test("engines and types stay within what code-server 4.139 (VS Code 1.139) accep
 test("diff editors show CodeLens, so each hunk's Keep / Drop is visible", () => {
   // VS Code hides CodeLens in diff editors unless diffEditor.codeLens is on.
   assert.equal(pkg.contributes.configurationDefaults["diffEditor.codeLens"], true);
+});
+
+test("the extension names no method of the protocol by a string: it sends and serves them through their declarations", () => {
+  const src = path.join(repoRoot(), "extension", "src");
+  const protocolTs = readFileSync(path.join(src, "protocol.ts"), "utf8");
+  const methods = new Set([...protocolTs.matchAll(/^export const Method\w+ = "([^"]+)";$/gm)].map((m) => m[1]));
+  assert.ok(methods.has("tools/call") && methods.has("requests/turn") && methods.size > 25, `methods read from protocol.ts: ${[...methods]}`);
+  const declared = [...protocolTs.matchAll(/^export const (\w+) = new (Request|Notification)Type0?[<(]/gm)].length;
+  assert.equal(declared, methods.size, "every method has its RequestType or NotificationType");
+  for (const file of readdirSync(src).filter((f) => f.endsWith(".ts") && f !== "protocol.ts")) {
+    for (const [literal, name] of readFileSync(path.join(src, file), "utf8").matchAll(/["'`](\$?[\w]*\/\w+)["'`]/g)) {
+      assert.ok(!methods.has(name) && !name.startsWith("$/"), `${file} names the method ${literal} by hand`);
+    }
+  }
 });

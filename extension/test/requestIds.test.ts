@@ -1,3 +1,9 @@
+// The rule that tells one chat turn from the next is the daemon's
+// (internal/tool/turns_test.go tests it: a session's calls share a request
+// while they keep coming, the gap counts from the end of a call, a running
+// call holds the turn, sessions do not share requests). Here: what the
+// extension asks it, and what it decides alone.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -8,52 +14,72 @@ function counter() {
   return () => `id-${++n}`;
 }
 
-test("one token object is one request", () => {
-  const ids = new RequestIds(() => 0, 1000, counter());
+/** A daemon stand-in for requests/turn: records the sessions asked about. */
+function daemonTurns(answer = (session: string) => `turn of ${session}`) {
+  const asked: string[] = [];
+  return {
+    asked,
+    turn: async (session: string) => {
+      asked.push(session);
+      return answer(session);
+    },
+  };
+}
+
+test("one token object is one request", async () => {
+  const ids = new RequestIds(counter());
+  const d = daemonTurns();
   const turn = {};
-  const a = ids.begin(turn);
-  ids.end(turn);
-  const b = ids.begin(turn);
-  ids.end(turn);
+  const a = await ids.of(turn, d.turn);
+  const b = await ids.of(turn, d.turn);
   assert.equal(a, b);
+  const session = { sessionId: "s" };
+  assert.equal(await ids.of(session, d.turn), await ids.of(session, d.turn));
+  assert.deepEqual(d.asked, ["session:s"], "a token seen before is not asked about again");
 });
 
-test("different token objects without a session are different requests", () => {
-  const ids = new RequestIds(() => 0, 1000, counter());
-  assert.notEqual(ids.begin({}), ids.begin({}));
+test("different token objects without a session are different requests", async () => {
+  const ids = new RequestIds(counter());
+  const d = daemonTurns();
+  assert.notEqual(await ids.of({}, d.turn), await ids.of({}, d.turn));
+  assert.deepEqual(d.asked, [], "no session, nothing to ask");
 });
 
-test("calls without a token each get their own id", () => {
-  const ids = new RequestIds(() => 0, 1000, counter());
-  assert.deepEqual([ids.begin(undefined), ids.begin(undefined), ids.begin(null)], ["id-1", "id-2", "id-3"]);
+test("calls without a token each get their own id", async () => {
+  const ids = new RequestIds(counter());
+  const d = daemonTurns();
+  assert.deepEqual([await ids.of(undefined, d.turn), await ids.of(undefined, d.turn), await ids.of(null, d.turn)], ["id-1", "id-2", "id-3"]);
+  assert.deepEqual(d.asked, []);
 });
 
-test("tokens rebuilt for every call share the id while the session keeps calling", () => {
-  let now = 0;
-  const ids = new RequestIds(() => now, 1000, counter());
+test("tokens rebuilt for every call ask the daemon by their session, whose answer is the request", async () => {
+  const ids = new RequestIds(counter());
+  const d = daemonTurns();
   // VS Code sends a fresh copy of the token with every call of one turn.
   const call = () => ({ sessionId: "chat-1", sessionResource: { scheme: "vscode-chat-session", path: "/1" } });
-  const t1 = call();
-  const first = ids.begin(t1);
-  now = 5000; // a long call: the gap counts from its end
-  ids.end(t1);
-  now = 5900;
-  const t2 = call();
-  assert.equal(ids.begin(t2), first);
-  ids.end(t2);
-  now = 5900 + 1001; // the user took longer than a turn gap to answer
-  assert.notEqual(ids.begin(call()), first);
+  const first = await ids.of(call(), d.turn);
+  const second = await ids.of(call(), d.turn);
+  assert.equal(first, 'turn of resource:{"scheme":"vscode-chat-session","path":"/1"}');
+  assert.equal(second, first);
+  assert.equal(d.asked.length, 2, "each copy is asked about: only the daemon knows whether the turn went on");
+  assert.equal(d.asked[0], d.asked[1], "copies of one session's token have one key");
+  assert.equal(await ids.of({ sessionId: "chat-1" }, d.turn), "turn of session:chat-1", "a token with only a session id");
 });
 
-test("a call running in the session keeps later calls in its turn", () => {
-  let now = 0;
-  const ids = new RequestIds(() => now, 1000, counter());
-  const a = ids.begin({ sessionId: "s" });
-  now = 10_000; // still running
-  assert.equal(ids.begin({ sessionId: "s" }), a);
+test("sessions are asked about by different keys", async () => {
+  const ids = new RequestIds(counter());
+  const d = daemonTurns();
+  await ids.of({ sessionId: "a" }, d.turn);
+  await ids.of({ sessionId: "b" }, d.turn);
+  await ids.of({ sessionResource: { path: "/a" } }, d.turn);
+  assert.equal(new Set(d.asked).size, 3);
 });
 
-test("sessions do not share ids", () => {
-  const ids = new RequestIds(() => 0, 1000, counter());
-  assert.notEqual(ids.begin({ sessionId: "a" }), ids.begin({ sessionId: "b" }));
+test("when the daemon cannot say, the call is a request of its own", async () => {
+  const ids = new RequestIds(counter());
+  const failing = async () => {
+    throw new Error("method not found");
+  };
+  assert.equal(await ids.of({ sessionId: "s" }, failing), "id-1");
+  assert.equal(await ids.of({ sessionId: "s" }, failing), "id-2");
 });

@@ -1,6 +1,8 @@
 // A Daemon stand-in for unit tests: records what the extension sends and
 // answers requests with whatever the test scripts.
 
+import type { NotificationType, RequestType } from "vscode-jsonrpc";
+
 import type { Daemon } from "../src/daemon";
 import { EventEmitter } from "./fake/vscode";
 
@@ -23,21 +25,30 @@ export class StubDaemon {
   /** Answers a request; throwing makes the request fail. */
   answer: (method: string, params: any) => unknown = () => ({});
 
-  async request<R>(method: string, params: unknown, token?: unknown): Promise<R> {
-    this.requests.push({ method, params, token });
-    return (await this.answer(method, params)) as R;
+  /** The sessions requests/turn was asked about, in order; it is not among requests. */
+  turns: string[] = [];
+
+  async request<P, R>(type: RequestType<P, R, void>, params: P, token?: unknown): Promise<R> {
+    if (type.method === "requests/turn") {
+      // The daemon keeps the turn rule; here every session is one turn.
+      const session = (params as { session: string }).session;
+      this.turns.push(session);
+      return { requestId: `turn of ${session}` } as R;
+    }
+    this.requests.push({ method: type.method, params, token });
+    return (await this.answer(type.method, params)) as R;
   }
 
-  notify(method: string, params: unknown): void {
-    this.notifications.push({ method, params });
+  notify<P>(type: NotificationType<P>, params: P): void {
+    this.notifications.push({ method: type.method, params });
   }
 
-  onRequest(method: string, h: (params: any, token: any) => unknown): void {
-    this.requestHandlers.set(method, h);
+  onRequest<P, R>(type: RequestType<P, R, void>, h: (params: P, token: any) => unknown): void {
+    this.requestHandlers.set(type.method, h);
   }
 
-  onNotification(method: string, h: (params: any) => void): void {
-    this.notificationHandlers.set(method, h);
+  onNotification<P>(type: NotificationType<P>, h: (params: P) => void): void {
+    this.notificationHandlers.set(type.method, h);
   }
 
   asDaemon(): Daemon {

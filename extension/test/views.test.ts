@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { commandError } from "../src/commands";
-import { describeRule } from "../src/permissionCommands";
+import { describeRule, ruleItem } from "../src/permissionCommands";
 import { PlanView, planTreeItem, planViewId } from "../src/plan";
 import { describeApply, stagedItem } from "../src/stagedCommands";
 import { checkpointItem, describeUndo, relativeTime } from "../src/undoCommands";
@@ -71,6 +71,18 @@ test("a checkpoint shows what its request did: the calls, and each file's lines 
   assert.equal(item.detail, "a.go +3 −1, b.go");
 });
 
+test("a checkpoint whose command's changes were interrupted says so, with a warning icon, until it is undone", () => {
+  const created = Date.parse("2026-01-02T03:04:05Z");
+  const note = "Tether stopped while it applied the changes of `make` (3 paths): each file holds its old or its new content, and undo puts back what was applied";
+  const c = { id: "9", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "created a.o", files: ["a.o"], undone: false, interrupted: note };
+  const item = checkpointItem(c, undefined, created);
+  assert.equal(item.label, "$(warning) created a.o");
+  assert.equal(item.detail, `a.o · ${note}.`);
+  const undone = checkpointItem({ ...c, undone: true }, undefined, created);
+  assert.equal(undone.label, "$(discard) created a.o (undone)");
+  assert.equal(undone.detail, "a.o");
+});
+
 test("relative times read as people say them", () => {
   const now = Date.parse("2026-03-10T12:00:00Z");
   const cases: [number, string][] = [
@@ -92,14 +104,25 @@ test("saved rules are described as the daemon describes them", () => {
   const cases: [object, string][] = [
     [{ kind: "shell", program: "go" }, "always run go"],
     [{ kind: "fetch", host: "pkg.go.dev" }, "always fetch from pkg.go.dev"],
-    [{ kind: "outside", dir: "/tmp" }, "always use files in /tmp"],
+    [{ kind: "outside", dir: "/tmp" }, "always read in /tmp (its own files; not its subfolders)"],
     [{ kind: "edit" }, "always change files inside the workspace"],
     [{ kind: "memory" }, "always write project memory"],
     [{ kind: "shell", program: "go", description: "always run go (any arguments)" }, "always run go (any arguments)"],
+    [{ kind: "shell", program: "git", subcommand: "status", network: false }, "always run git status"],
+    [{ kind: "shell", program: "npm", subcommand: "ci", network: true }, "always run npm ci with network access"],
   ];
   for (const [rule, want] of cases) {
     assert.equal(describeRule(rule as any), want);
   }
+});
+
+test("each saved rule is a row to pick, a disabled one says why", () => {
+  const ok = ruleItem({ kind: "shell", program: "git", subcommand: "status", description: "always run git status", added: "2026-01-02T00:00:00Z" } as any);
+  assert.match(ok.label, /pass.*always run git status/);
+  assert.equal(ok.action, "rule");
+  const broken = ruleItem({ kind: "shell", program: "make", description: "always run make", disabled: "its example \"make deploy\" should not be allowed and is", added: "2026-01-02T00:00:00Z" } as any);
+  assert.match(broken.label, /warning/);
+  assert.match(broken.detail ?? "", /Disabled: its example "make deploy"/);
 });
 
 test("a method the daemon lacks is reported as not supported yet", () => {

@@ -147,8 +147,7 @@ type run struct {
 }
 
 func newRun(parent *tool.Call, task Task) *run {
-	parent.Env.Web() // made now, so the child's copy shares its pages
-	env := *parent.Env
+	env := *parent.Env // its web client too: the child shares the pages kept
 	env.Settings.ShellTimeout = max(ShellTimeout, parent.Env.Settings.ShellDefaultTimeout())
 	r := &run{
 		parent:  parent,

@@ -3,6 +3,7 @@ package compose_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"modernc.org/quickjs"
 
@@ -65,4 +66,41 @@ return hits.slice(0, 20);`
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkStepCount is what counting steps costs a loop-heavy program: a
+// program of 200,000 loop iterations with a callback each, run by the
+// runner (every iteration and call counted), side by side with the same
+// loop on the bare engine (nothing counted), alternating in each round so
+// that machine noise falls on both. Reported: each side's time per round
+// and their ratio.
+func BenchmarkStepCount(b *testing.B) {
+	const loop = `let s = 0; const add = x => x + 1; for (let i = 0; i < 200000; i++) { s = add(s) } return s`
+	f := newFixture(&testing.T{})
+	f.lim.Timeout = 0
+	r := f.runner()
+	ctx := context.Background()
+	var counted, bare time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if out := r.Run(ctx, loop); out.Err != nil || out.Value.Text != "200000" {
+			b.Fatal(out.Err, out.Value.Text)
+		}
+		counted += time.Since(start)
+
+		start = time.Now()
+		vm, err := quickjs.NewVM()
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := vm.Eval("(function(){"+loop+"})()", quickjs.EvalGlobal)
+		if err != nil || v != 200000 {
+			b.Fatal(err, v)
+		}
+		vm.Close()
+		bare += time.Since(start)
+	}
+	b.ReportMetric(float64(counted.Nanoseconds())/float64(b.N), "counted-ns/op")
+	b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "bare-ns/op")
+	b.ReportMetric(float64(counted)/float64(bare), "counted/bare")
 }

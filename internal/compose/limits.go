@@ -9,12 +9,17 @@ import (
 
 // Defaults of the limits a program runs under. Memory, time and the
 // number of tool calls can be changed in the settings (composeMemoryBytes,
-// composeTimeout, composeMaxCalls); the others are fixed.
+// composeTimeout, composeMaxCalls), whose defaults the settings declare;
+// the others are fixed.
 const (
 	DefaultSourceBytes = 64 << 10
-	DefaultMemoryBytes = 64 << 20
-	DefaultTimeout     = 60 * time.Second
-	DefaultMaxCalls    = 200
+	DefaultMemoryBytes = tool.DefaultComposeMemoryBytes
+	DefaultTimeout     = tool.DefaultComposeTimeout
+	DefaultMaxCalls    = tool.DefaultComposeMaxCalls
+	// DefaultMaxSteps bounds the loop iterations and function calls of a
+	// program: far more than any sensible program takes, and reached by a
+	// busy loop in a second or two, long before the time limit.
+	DefaultMaxSteps    = 5_000_000
 	MaxConcurrentCalls = 8
 	MaxLogLines        = 200
 	// MaxLogLineBytes cuts one very long log line; the whole output is
@@ -36,6 +41,7 @@ const (
 	LimitLogs        = "log lines"
 	LimitStack       = "stack depth"
 	LimitOutput      = "returned value"
+	LimitSteps       = "evaluation steps"
 )
 
 // Limits bound one program.
@@ -46,6 +52,9 @@ type Limits struct {
 	MaxCalls    int
 	Concurrency int
 	LogLines    int
+	// MaxSteps bounds the evaluation steps: loop iterations and function
+	// calls of the program.
+	MaxSteps int
 }
 
 // LimitsFor applies the defaults to what the settings change.
@@ -57,6 +66,7 @@ func LimitsFor(s *tool.Settings) Limits {
 		MaxCalls:    DefaultMaxCalls,
 		Concurrency: MaxConcurrentCalls,
 		LogLines:    MaxLogLines,
+		MaxSteps:    DefaultMaxSteps,
 	}
 	if s == nil {
 		return l
@@ -69,6 +79,9 @@ func LimitsFor(s *tool.Settings) Limits {
 	}
 	if s.Compose.MaxCalls > 0 {
 		l.MaxCalls = s.Compose.MaxCalls
+	}
+	if s.Compose.MaxSteps > 0 {
+		l.MaxSteps = s.Compose.MaxSteps
 	}
 	return l
 }
@@ -93,6 +106,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.LogLines <= 0 {
 		l.LogLines = d.LogLines
+	}
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = d.MaxSteps
 	}
 	return l
 }

@@ -4,9 +4,11 @@
 // the global object only what the wrapper needs: the runner and the guard
 // spliced into every catch block. A program cannot name anything starting
 // with __tether (the validator refuses it).
-(function (hostCall, hostSearch, hostLog, hostDone, hostLimit, hostNames) {
+(function (hostCall, hostSearch, hostLog, hostDone, hostLimit, hostNames, hostPlace) {
   "use strict";
   const G = globalThis;
+  const Err = G.Error;
+  const WeakSetC = G.WeakSet, WeakMapC = G.WeakMap;
   const origThen = Promise.prototype.then;
   const parse = JSON.parse, stringify = JSON.stringify;
   const isArray = Array.isArray, isInteger = Number.isInteger, isSafeInteger = Number.isSafeInteger;
@@ -26,15 +28,58 @@
     if (v === null || v === undefined) ownNullish++;
     return v;
   }
-  function guard(e) {
-    let kind = "";
-    if (e instanceof Internal) kind = String(e.message || "out of memory");
-    else if (e === null || e === undefined) {
+  function limitKind(e) {
+    if (e instanceof Internal) return String(e.message || "out of memory");
+    if (e === null || e === undefined) {
       if (ownNullish > 0) ownNullish--;
-      else kind = "out of memory";
+      else return "out of memory";
     }
-    if (hostLimit(kind)) throw e;
+    return "";
   }
+  function guard(e) {
+    if (hostLimit(limitKind(e))) throw e;
+    annotate(e);
+  }
+
+  // Every loop iteration and every call of the program's own functions
+  // counts a step down (code spliced into the program); past the limit the
+  // run ends, whatever the program catches: the host latches the limit and
+  // interrupts the engine.
+  function over() {
+    hostLimit("steps");
+    throw new Internal("steps");
+  }
+
+  // An error the program catches carries where it happened in the program
+  // as written: kind, line and column, and a stack of the program's own
+  // frames. A tool's error happens in the prelude, so it carries the place
+  // of the call that failed.
+  const annotated = new WeakSetC(), sites = new WeakMapC();
+  const setAdd2 = WeakSetC.prototype.add, setHas2 = WeakSetC.prototype.has;
+  const mapGet = WeakMapC.prototype.get, mapSet = WeakMapC.prototype.set;
+  function annotate(e) {
+    if (e === null || typeof e !== "object" || !(e instanceof Err) || setHas2.call(annotated, e)) return;
+    setAdd2.call(annotated, e);
+    try {
+      const p = parse(hostPlace(String(mapGet.call(sites, e) || e.stack || "")));
+      e.kind = String(e.name);
+      if (p.line > 0) {
+        e.line = p.line;
+        e.column = p.column;
+      }
+      e.stack = p.stack;
+    } catch (x) {
+      // A frozen error, or no memory left to describe it: leave it as it is.
+    }
+  }
+  const errToString = Err.prototype.toString;
+  defineProperty(Err.prototype, "toString", {
+    value: function toString() {
+      const s = errToString.call(this);
+      return typeof this.line === "number" && this.line > 0 ? s + " (line " + this.line + ":" + this.column + ")" : s;
+    },
+    writable: false, configurable: false,
+  });
   const origReject = Promise.reject;
   defineProperty(Promise, "reject", {
     value: function reject(v) { return origReject.call(this, thrown(v)); },
@@ -99,24 +144,24 @@
     throw new TypeError(path + " is a " + typeof v + ": tool arguments are JSON values");
   }
 
-  function decode(r) {
-    if (r.isError) {
-      const e = new Error(r.output);
-      e.name = "ToolError";
-      e.tool = r.metadata.tool;
-      e.result = r;
-      throw e;
-    }
-    return r;
-  }
-
   function invoke(name, args) {
     if (args === undefined) args = {};
     if (args === null || typeof args !== "object" || isArray(args)) {
       throw new TypeError("tools.tether." + name + " takes one object of arguments, like tools.tether." + name + "({...})");
     }
     const json = encode(args, "args", new SetC());
-    return origThen.call(hostCall(name, json), decode);
+    const site = new Err().stack; // the program's call, for a ToolError
+    return origThen.call(hostCall(name, json), function decode(r) {
+      if (r.isError) {
+        const e = new Err(r.output);
+        e.name = "ToolError";
+        e.tool = r.metadata.tool;
+        e.result = r;
+        mapSet.call(sites, e, site);
+        throw e;
+      }
+      return r;
+    });
   }
 
   const names = parse(hostNames());
@@ -226,11 +271,19 @@
   fix("console", console);
   fix("__tether_guard", guard);
   fix("__tether_thrown", thrown);
+  fix("__tether_over", over);
   fix("__tether_run", function (f) {
     const fail = (e) => {
+      const kind = limitKind(e);
+      if (kind !== "") {
+        hostLimit(kind);
+        return hostDone(false, "error", stringify({ name: "InternalError", message: kind, stack: "" }));
+      }
       let d;
-      if (e instanceof Error) d = { name: String(e.name), message: String(e.message), stack: String(e.stack || "") };
-      else d = { name: "", message: show(e), stack: "" };
+      if (e instanceof Error) {
+        annotate(e);
+        d = { name: String(e.name), message: String(e.message), stack: String(e.stack || ""), line: e.line || 0, column: e.column || 0 };
+      } else d = { name: "", message: show(e), stack: "" };
       hostDone(false, "error", stringify(d));
     };
     const finish = (v) => {
@@ -243,9 +296,9 @@
     };
     origThen.call(f(), finish, fail);
   });
-  for (const n of ["__tether_call", "__tether_search", "__tether_log", "__tether_done", "__tether_limit", "__tether_names",
+  for (const n of ["__tether_call", "__tether_search", "__tether_log", "__tether_done", "__tether_limit", "__tether_names", "__tether_place",
     "eval", "Function", "Proxy", "Reflect", "Symbol", "WeakRef", "FinalizationRegistry", "InternalError",
     "print", "std", "os", "globalThis"]) {
     delete G[n];
   }
-})(__tether_call, __tether_search, __tether_log, __tether_done, __tether_limit, __tether_names);
+})(__tether_call, __tether_search, __tether_log, __tether_done, __tether_limit, __tether_names, __tether_place);

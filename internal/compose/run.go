@@ -147,10 +147,12 @@ type run struct {
 	latched error // a limit or cancellation: it wins over whatever the program did next
 
 	lineOffset int
+	checked    *Checked
 	atoms      map[string]quickjs.Atom // the envelope's property names
 }
 
 func (rn *run) exec(p *Checked, cancel context.CancelFunc) {
+	rn.checked = p
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		rn.out.Err = fmt.Errorf("starting the interpreter: %w", err)
@@ -189,7 +191,9 @@ func (rn *run) exec(p *Checked, cancel context.CancelFunc) {
 		return
 	}
 	v.Free()
-	head := "__tether_run(" + wrapHead
+	// The step count lives in the function the program runs in, declared
+	// on the wrapper's first line so the program's lines do not move.
+	head := "__tether_run(" + strings.Replace(wrapHead, `"use strict";`, fmt.Sprintf(`"use strict";let %s=%d;`, stepsVar, rn.Limits.MaxSteps), 1)
 	rn.lineOffset = strings.Count(head, "\n")
 	if v, err := vm.EvalValue(head+p.body+wrapTail+");\n", quickjs.EvalGlobal); err != nil {
 		rn.fault(err)
@@ -301,7 +305,7 @@ func (rn *run) classify(name, message, stack string) {
 		}
 	}
 	pe := &ProgramError{Name: name, Message: message}
-	pe.Line, pe.Column = rn.position(stack)
+	pe.Line, pe.Column, _ = rn.position(stack)
 	rn.failure = pe
 }
 
@@ -314,6 +318,8 @@ func (rn *run) engineLimit(message string) error {
 			tool.HumanBytes(int64(rn.Limits.MemoryBytes)))}
 	case "stack overflow":
 		return &LimitError{Limit: LimitStack, Detail: "the program's calls nested too deeply (endless recursion?); use a loop"}
+	case "steps":
+		return &LimitError{Limit: LimitSteps, Detail: fmt.Sprintf("the program took %d steps (loop iterations and function calls), the most it may: is a loop waiting for something that never changes? Bound the loop, or do less in one program", rn.Limits.MaxSteps)}
 	case "interrupted":
 		if rn.ctx.Err() != nil {
 			rn.latchContext()
@@ -353,20 +359,48 @@ func preludeBytecode() ([]byte, error) {
 	return preludeCode.bc, preludeCode.err
 }
 
-// framePos finds line:column of the program in a stack trace.
-var framePos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<eval>:(\d+):(\d+)`) })
+// stackFrame is one line of an engine stack trace: "    at f (<eval>:3:17)".
+var stackFrame = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*at (\S+) \(<eval>:(\d+):(\d+)\)`) })
 
 // position is where in the program as written an exception was thrown:
-// the first frame of the stack that is in the program, not the prelude.
-func (rn *run) position(stack string) (line, col int) {
-	for _, m := range framePos().FindAllStringSubmatch(stack, -1) {
-		l, _ := strconv.Atoi(m[1])
-		c, _ := strconv.Atoi(m[2])
-		if l > rn.lineOffset && l < preludeLine {
-			return l - rn.lineOffset, c
+// the first frame of the stack that is in the program, not the prelude
+// nor the wrapper around it. It also gives the stack with only the
+// program's frames, in its own coordinates: "    at f (line 3:17)".
+func (rn *run) position(stack string) (line, col int, program string) {
+	var b strings.Builder
+	for _, frame := range strings.Split(stack, "\n") {
+		m := stackFrame().FindStringSubmatch(frame)
+		if m == nil {
+			continue
 		}
+		l, _ := strconv.Atoi(m[2])
+		c, _ := strconv.Atoi(m[3])
+		if l <= rn.lineOffset || l >= preludeLine {
+			continue
+		}
+		l, c = rn.checked.Position(l-rn.lineOffset, c)
+		if line == 0 {
+			line, col = l, c
+		}
+		name := m[1]
+		if name == "<anonymous>" {
+			name = "<program>"
+		}
+		fmt.Fprintf(&b, "    at %s (line %d:%d)\n", name, l, c)
 	}
-	return 0, 0
+	return line, col, b.String()
+}
+
+// place answers the prelude's question about a caught error: where in the
+// program it happened, as JSON {line, column, stack}.
+func (rn *run) place(stack string) string {
+	line, col, program := rn.position(stack)
+	out, _ := json.Marshal(struct {
+		Line   int    `json:"line"`
+		Column int    `json:"column"`
+		Stack  string `json:"stack"`
+	}{line, col, program})
+	return string(out)
 }
 
 // register gives the prelude its host functions.
@@ -385,6 +419,9 @@ func (rn *run) register() error {
 		return err
 	}
 	if err := vm.RegisterFunc("__tether_limit", rn.limit, false); err != nil {
+		return err
+	}
+	if err := vm.RegisterFunc("__tether_place", rn.place, false); err != nil {
 		return err
 	}
 	names, err := json.Marshal(rn.Catalog.Names())
@@ -420,9 +457,16 @@ func (rn *run) finish(ok bool, kind, text string) {
 		rn.result = &Value{Kind: kind, Text: text}
 		return
 	}
-	var d struct{ Name, Message, Stack string }
+	var d struct {
+		Name, Message, Stack string
+		Line, Column         int
+	}
 	if err := json.Unmarshal([]byte(text), &d); err != nil {
 		d.Message = text
+	}
+	if d.Line > 0 { // annotated by the prelude: already the program's place
+		rn.failure = &ProgramError{Name: d.Name, Message: d.Message, Line: d.Line, Column: d.Column}
+		return
 	}
 	rn.classify(d.Name, d.Message, d.Stack)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
@@ -96,8 +97,36 @@ type Checked struct {
 	// Source is the program as written.
 	Source string
 	// body is the program with a guard at the top of every catch block,
-	// which rethrows a limit or a cancellation so no catch gets past one.
+	// which rethrows a limit or a cancellation so no catch gets past one,
+	// and a step count at the top of every loop body and function body.
 	body string
+	// shifts maps a column of body back to the program as written: per
+	// line, the text spliced in, in order (splices hold no line break, so
+	// lines stay where they were).
+	shifts map[int][]splice
+}
+
+// splice is text put into the program on one line, at column col of the
+// program as written, n characters long. Columns count characters from 1,
+// as the engine's stack traces do.
+type splice struct{ col, n int }
+
+// Position maps a line and column of the running body to the program as
+// written. A column inside spliced text is the column it was spliced at.
+func (p *Checked) Position(line, col int) (int, int) {
+	shift := 0
+	for _, sp := range p.shifts[line] {
+		at := sp.col + shift // where the splice starts in the body
+		switch {
+		case col >= at+sp.n:
+			shift += sp.n
+		case col >= at:
+			return line, sp.col
+		default:
+			return line, col - shift
+		}
+	}
+	return line, col - shift
 }
 
 // Validate parses src as a program of compose's subset and refuses it,
@@ -128,7 +157,8 @@ func Validate(src string) (*Checked, error) {
 		}
 		return nil, &ValidationError{Diagnostics: v.diags}
 	}
-	return &Checked{Source: src, body: v.spliceGuards(src)}, nil
+	body, shifts := v.splice(src)
+	return &Checked{Source: src, body: body, shifts: shifts}, nil
 }
 
 // wrapperFunction is the wrapper's function when the parse is exactly
@@ -192,6 +222,10 @@ type validator struct {
 	refs     []*ast.Identifier
 	catches  []*ast.CatchStatement
 	throws   []*ast.ThrowStatement
+	// loopBodies and funcBodies are where a step is counted: each
+	// iteration of a loop, each call of a function.
+	loopBodies []ast.Statement
+	funcBodies []ast.ConciseBody
 }
 
 func (v *validator) fail(idx file.Idx, format string, args ...any) {
@@ -235,20 +269,20 @@ func (v *validator) stmt(s ast.Statement) {
 		}
 		v.expr(s.Test)
 		v.expr(s.Update)
-		v.stmt(s.Body)
+		v.loop(s.Body)
 	case *ast.ForOfStatement:
 		v.forInto(s.Into, s.For)
 		v.expr(s.Source)
-		v.stmt(s.Body)
+		v.loop(s.Body)
 	case *ast.ForInStatement:
 		v.forInto(s.Into, s.For)
 		v.expr(s.Source)
-		v.stmt(s.Body)
+		v.loop(s.Body)
 	case *ast.WhileStatement:
 		v.expr(s.Test)
-		v.stmt(s.Body)
+		v.loop(s.Body)
 	case *ast.DoWhileStatement:
-		v.stmt(s.Body)
+		v.loop(s.Body)
 		v.expr(s.Test)
 	case *ast.BranchStatement:
 		if s.Label != nil {
@@ -361,7 +395,14 @@ func (v *validator) function(f *ast.FunctionLiteral) {
 		v.declare(f.Name)
 	}
 	v.params(f.ParameterList)
+	v.funcBodies = append(v.funcBodies, f.Body)
 	v.stmts(f.Body.List)
+}
+
+// loop checks a loop's body and marks it for a step count.
+func (v *validator) loop(body ast.Statement) {
+	v.loopBodies = append(v.loopBodies, body)
+	v.stmt(body)
 }
 
 func (v *validator) params(p *ast.ParameterList) {
@@ -441,6 +482,7 @@ func (v *validator) expr(e ast.Expression) {
 		v.function(e)
 	case *ast.ArrowFunctionLiteral:
 		v.params(e.ParameterList)
+		v.funcBodies = append(v.funcBodies, e.Body)
 		switch b := e.Body.(type) {
 		case *ast.BlockStatement:
 			v.stmts(b.List)
@@ -530,41 +572,97 @@ func (v *validator) checkReferences() {
 	}
 }
 
-// spliceGuards puts a guard call at the top of every catch block, so a
-// limit or a cancellation caught by the program is thrown on. A catch
-// without a binding gets one. What a throw statement throws passes
-// through a marker, so the guard can tell a program's own throw null from
-// the null the engine throws when memory runs out.
-func (v *validator) spliceGuards(src string) string {
+// The text spliced into a program: the step count, and the guard. The
+// count is a variable of the function the program runs in (see stepsVar),
+// so counting a step costs a decrement and a comparison, not a call.
+const (
+	stepsVar  = reserved + "_n"
+	stepTest  = "--" + stepsVar + "<0&&" + reserved + "_over()"
+	stepCall  = stepTest + ";"
+	guardCall = reserved + "_guard("
+)
+
+// splice puts into the program what it runs with: a guard call at the top
+// of every catch block, so a limit or a cancellation caught by the program
+// is thrown on (a catch without a binding gets one); a marker around what
+// a throw statement throws, so the guard can tell a program's own throw
+// null from the null the engine throws when memory runs out; and a step
+// count at the top of every loop body and function body, so a busy loop
+// stops after a bounded number of steps whatever it catches. It returns
+// the body and, per line, what was spliced where.
+func (v *validator) splice(src string) (string, map[int][]splice) {
+	// An insert is text put in at offset at. A pair of them wraps a span
+	// [open, close): where several land on one offset, closings come
+	// before openings, inner spans close first and outer spans open first,
+	// so the pairs nest as the spans do.
 	type insert struct {
-		at   int
-		text string
+		at      int
+		text    string
+		closing bool
+		other   int // the span's other end: its start for a closing, its end for an opening
 	}
 	var ins []insert
+	point := func(at int, text string) { ins = append(ins, insert{at: at, text: text, other: at}) }
+	wrap := func(open, close int, before, after string) {
+		ins = append(ins, insert{at: open, text: before, other: close}, insert{at: close, text: after, closing: true, other: open})
+	}
 	base := v.file.Base() + len(wrapHead) // file.Idx of the program's first byte
+	off := func(idx file.Idx) int { return int(idx) - base }
 	for _, c := range v.catches {
-		brace := int(c.Body.LeftBrace) - base + 1
+		brace := off(c.Body.LeftBrace) + 1
 		if id, ok := c.Parameter.(*ast.Identifier); ok {
-			ins = append(ins, insert{brace, reserved + "_guard(" + id.Name.String() + ");"})
+			point(brace, guardCall+id.Name.String()+");")
 			continue
 		}
-		ins = append(ins, insert{int(c.Catch) - base + len(token.CATCH.String()), " (" + reserved + "_e)"})
-		ins = append(ins, insert{brace, reserved + "_guard(" + reserved + "_e);"})
+		point(off(c.Catch)+len(token.CATCH.String()), " ("+reserved+"_e)")
+		point(brace, guardCall+reserved+"_e);")
 	}
 	for _, t := range v.throws {
-		ins = append(ins, insert{int(t.Argument.Idx0()) - base, reserved + "_thrown("})
-		ins = append(ins, insert{int(t.Argument.Idx1()) - base, ")"})
+		wrap(off(t.Argument.Idx0()), off(t.Argument.Idx1()), reserved+"_thrown(", ")")
 	}
-	sort.SliceStable(ins, func(i, j int) bool { return ins[i].at < ins[j].at })
+	for _, body := range v.loopBodies {
+		if b, ok := body.(*ast.BlockStatement); ok {
+			point(off(b.LeftBrace)+1, stepCall)
+			continue
+		}
+		// A single statement becomes a block that counts first.
+		wrap(off(body.Idx0()), off(body.Idx1()), "{"+stepCall, "}")
+	}
+	for _, body := range v.funcBodies {
+		switch b := body.(type) {
+		case *ast.BlockStatement:
+			point(off(b.LeftBrace)+1, stepCall)
+		case *ast.ExpressionBody:
+			wrap(off(b.Expression.Idx0()), off(b.Expression.Idx1()), "("+stepTest+", ", ")")
+		}
+	}
+	sort.SliceStable(ins, func(i, j int) bool {
+		a, b := ins[i], ins[j]
+		switch {
+		case a.at != b.at:
+			return a.at < b.at
+		case a.closing != b.closing:
+			return a.closing
+		}
+		return a.other > b.other
+	})
 	var b strings.Builder
-	last := 0
+	shifts := map[int][]splice{}
+	last, line, lineStart := 0, 1, 0
 	for _, in := range ins {
-		b.WriteString(src[last:in.at])
+		chunk := src[last:in.at]
+		if n := strings.Count(chunk, "\n"); n > 0 {
+			line += n
+			lineStart = last + strings.LastIndexByte(chunk, '\n') + 1
+		}
+		b.WriteString(chunk)
 		b.WriteString(in.text)
+		col := utf8.RuneCountInString(src[lineStart:in.at]) + 1
+		shifts[line] = append(shifts[line], splice{col: col, n: utf8.RuneCountInString(in.text)})
 		last = in.at
 	}
 	b.WriteString(src[last:])
-	return b.String()
+	return b.String(), shifts
 }
 
 func sortedKeys(m map[string]bool) []string {

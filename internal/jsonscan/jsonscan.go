@@ -3,7 +3,8 @@
 // it to refuse a message before anything decodes it (nested too deeply,
 // too many values, not JSON at all) and to find a message's fields; the
 // tool framework uses its pieces to check arguments against their schema
-// in the same single pass.
+// in the same single pass. Fields then decodes a checked object into its
+// struct as encoding/json would, without encoding/json's second check.
 package jsonscan
 
 import (
@@ -220,20 +221,30 @@ const (
 	highs = 0x8080808080808080
 )
 
-// String scans a string, I at its opening quote. Runs of plain bytes are
-// checked eight at a time: a file's content is one long string.
+// plainRun moves i past the plain ASCII at b[i:], eight bytes at a time,
+// to the first word that holds a byte a string's reader must look at: a
+// control character, a quote, a backslash, or a byte of a multi-byte
+// character. (It may stop a little early: a byte just above one of those
+// can look like one; the reader's own loop then steps over it.) A file's
+// content is one long string: reading it so takes a fifth of the daemon's
+// time for a 1 MiB write_file (bench/wire).
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (((w-ones*0x20)|((w^(ones*'"'))-ones)|((w^(ones*'\\'))-ones))&^w|w)&highs != 0 {
+			break
+		}
+		i += 8
+	}
+	return i
+}
+
+// String scans a string, I at its opening quote.
 func (s *Scanner) String() bool {
 	b := s.B
 	i := s.I + 1
 	for {
-		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			// A byte below 0x20, a quote or a backslash ends the run.
-			if ((w-ones*0x20)|((w^(ones*'"'))-ones)|((w^(ones*'\\'))-ones))&^w&highs != 0 {
-				break
-			}
-			i += 8
-		}
+		i = plainRun(b, i)
 		if i >= len(b) {
 			s.I = i
 			return s.Fail(Syntax)
@@ -451,7 +462,7 @@ func StringEnd(b []byte, i int) int {
 // Unquote decodes a JSON string, quotes included, which must have been
 // checked (by Top or a Scanner), as encoding/json decodes one: escapes
 // decoded, a surrogate pair joined, and invalid UTF-8 or a lone surrogate
-// turned into U+FFFD. Plain ASCII is copied eight bytes at a time.
+// turned into U+FFFD.
 func Unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
@@ -461,15 +472,7 @@ func Unquote(raw []byte) (string, bool) {
 	b.Grow(len(s))
 	start, i := 0, 0 // s[start:i] is plain, not yet written
 	for i < len(s) {
-		for i+8 <= len(s) {
-			w := binary.LittleEndian.Uint64(s[i:])
-			// A backslash or any byte of a multi-byte character ends the run.
-			if (((w^(ones*'\\'))-ones)&^w|w)&highs != 0 {
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
+		if i = plainRun(s, i); i >= len(s) {
 			break
 		}
 		c := s[i]

@@ -43,6 +43,21 @@ type Log struct {
 // cannot be opened, or a bad level name, is reported on stderr and the log
 // carries on without it.
 func Open(stderr io.Writer) *Log {
+	return open(stderr, slog.LevelDebug)
+}
+
+// OpenQuiet is Open for a process whose stderr a client shows as warnings
+// (an MCP client shows every stderr line so): stderr gets only records of
+// stderrMin and up, unless TETHER_LOG_LEVEL asks for more; the log file
+// gets every record of the level in force.
+func OpenQuiet(stderr io.Writer, stderrMin slog.Level) *Log {
+	if v, ok := os.LookupEnv(EnvLevel); ok && v != "" {
+		stderrMin = slog.LevelDebug
+	}
+	return open(stderr, stderrMin)
+}
+
+func open(stderr io.Writer, stderrMin slog.Level) *Log {
 	level := new(slog.LevelVar)
 	envErr := setFromEnv(level)
 	var file *os.File
@@ -50,7 +65,7 @@ func Open(stderr io.Writer) *Log {
 	if fileErr == nil {
 		file, fileErr = openFile(path)
 	}
-	handlers := []slog.Handler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})}
+	handlers := []slog.Handler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: atLeast{level, stderrMin}})}
 	if file != nil {
 		handlers = append(handlers, slog.NewTextHandler(file, &slog.HandlerOptions{Level: level}))
 	}
@@ -63,6 +78,14 @@ func Open(stderr io.Writer) *Log {
 	}
 	return l
 }
+
+// atLeast is the level in force, but never below min.
+type atLeast struct {
+	level *slog.LevelVar
+	min   slog.Level
+}
+
+func (a atLeast) Level() slog.Level { return max(a.level.Level(), a.min) }
 
 // New makes a log writing to w alone, at level; tests and embedders use it.
 func New(w io.Writer, level slog.Level) *Log {

@@ -152,3 +152,29 @@ func TestDiscardDropsEverything(t *testing.T) {
 		t.Fatal("Discard logs errors")
 	}
 }
+
+// OpenQuiet keeps stderr to errors unless TETHER_LOG_LEVEL asks for more;
+// the file gets what the level in force lets through.
+func TestOpenQuiet(t *testing.T) {
+	for _, tc := range []struct {
+		env        string
+		wantStderr bool // the info line on stderr
+	}{{"", false}, {"debug", true}} {
+		state := t.TempDir()
+		useStateHome(t, state)
+		t.Setenv(EnvLevel, tc.env)
+		var stderr bytes.Buffer
+		l := OpenQuiet(&stderr, slog.LevelError)
+		l.Logger().Info("routine")
+		l.Logger().Error("broken")
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stderr.String(), "routine") != tc.wantStderr || !strings.Contains(stderr.String(), "broken") {
+			t.Errorf("TETHER_LOG_LEVEL=%q: stderr %q", tc.env, stderr.String())
+		}
+		if file := readLog(t, state); !strings.Contains(file, "routine") || !strings.Contains(file, "broken") {
+			t.Errorf("TETHER_LOG_LEVEL=%q: the file lacks a line: %q", tc.env, file)
+		}
+	}
+}

@@ -2,11 +2,13 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/tether-dev/tether/internal/diff"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -14,8 +16,12 @@ import (
 const (
 	PackageJSONPath = "package.json"
 	ProtocolTSPath  = "extension/src/protocol.ts"
+	ProtocolMDPath  = "docs/protocol.md"
 	protocolDir     = "protocol"
 )
+
+// generatedPaths lists the generated files, in the order they are written.
+var generatedPaths = []string{PackageJSONPath, ProtocolTSPath, ProtocolMDPath}
 
 // FindRoot walks up from dir to the folder holding go.mod.
 func FindRoot(dir string) (string, error) {
@@ -37,8 +43,8 @@ func FindRoot(dir string) (string, error) {
 
 // Generated returns the content each generated file should have, keyed by
 // its path relative to root: package.json's tool list from infos (the tool
-// registry, with default settings) and protocol.ts from the protocol
-// package's sources.
+// registry, with default settings), and protocol.ts and protocol.md from
+// the protocol's table of methods and the sources of its types.
 func Generated(root string, infos []protocol.ToolInfo) (map[string][]byte, error) {
 	pkg, err := os.ReadFile(filepath.Join(root, PackageJSONPath))
 	if err != nil {
@@ -48,11 +54,15 @@ func Generated(root string, infos []protocol.ToolInfo) (map[string][]byte, error
 	if err != nil {
 		return nil, err
 	}
-	ts, err := ProtocolTS(filepath.Join(root, protocolDir))
+	m, err := loadModel(root)
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{PackageJSONPath: newPkg, ProtocolTSPath: ts}, nil
+	md, err := ProtocolMD(m)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{PackageJSONPath: newPkg, ProtocolTSPath: ProtocolTS(m), ProtocolMDPath: md}, nil
 }
 
 // Write regenerates the files under root, touching only those that change.
@@ -61,11 +71,14 @@ func Write(root string, infos []protocol.ToolInfo) (changed []string, err error)
 	if err != nil {
 		return nil, err
 	}
-	for _, rel := range []string{PackageJSONPath, ProtocolTSPath} {
+	for _, rel := range generatedPaths {
 		path := filepath.Join(root, rel)
 		old, _ := os.ReadFile(path)
 		if bytes.Equal(old, files[rel]) {
 			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return changed, err
 		}
 		if err := os.WriteFile(path, files[rel], 0o644); err != nil {
 			return changed, err
@@ -75,37 +88,62 @@ func Write(root string, infos []protocol.ToolInfo) (changed []string, err error)
 	return changed, nil
 }
 
-// Drift lists how the files under root differ from what the registry and
-// the protocol generate; empty means they are in step. package.json is
-// compared on its languageModelTools only, so formatting elsewhere in the
-// file is never reported.
-func Drift(root string, infos []protocol.ToolInfo) ([]string, error) {
+// Stale is a generated file that differs from what its sources generate.
+type Stale struct {
+	Path string
+	// Diff is the unified diff from the file as it is to what it should be.
+	Diff string
+}
+
+func (s Stale) String() string {
+	return fmt.Sprintf("%s is stale; the change that regenerating it makes:\n%s", s.Path, s.Diff)
+}
+
+// Drift lists the generated files under root that differ from what the
+// registry and the protocol generate, each with the diff; empty means they
+// are in step. package.json is compared on its languageModelTools only, so
+// formatting elsewhere in the file is never reported.
+func Drift(root string, infos []protocol.ToolInfo) ([]Stale, error) {
 	files, err := Generated(root, infos)
 	if err != nil {
 		return nil, err
 	}
-	var drift []string
-	pkg, err := os.ReadFile(filepath.Join(root, PackageJSONPath))
-	if err != nil {
-		return nil, err
-	}
-	have, err := packageTools(pkg)
-	if err != nil {
-		return nil, err
-	}
-	want, err := packageTools(files[PackageJSONPath])
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(have, want) {
-		drift = append(drift, fmt.Sprintf("%s: contributes.languageModelTools differs from the tool registry", PackageJSONPath))
-	}
-	ts, err := os.ReadFile(filepath.Join(root, ProtocolTSPath))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if !bytes.Equal(ts, files[ProtocolTSPath]) {
-		drift = append(drift, fmt.Sprintf("%s differs from what protocol/ generates", ProtocolTSPath))
+	var drift []Stale
+	for _, rel := range generatedPaths {
+		have, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		want := files[rel]
+		name := rel
+		if rel == PackageJSONPath {
+			name = rel + " (contributes.languageModelTools)"
+			if have, err = packageTools(have); err != nil {
+				return nil, err
+			}
+			if want, err = packageTools(want); err != nil {
+				return nil, err
+			}
+		}
+		if d := diff.Unified("a/"+name, "b/"+name, have, want); d != "" {
+			drift = append(drift, Stale{Path: rel, Diff: d})
+		}
 	}
 	return drift, nil
+}
+
+// packageTools is package.json's languageModelTools, indented the same
+// way whatever the file's formatting, so that a diff of two shows only
+// what differs.
+func packageTools(pkg []byte) ([]byte, error) {
+	tools, err := packageToolsRaw(pkg)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, tools, "", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
 }

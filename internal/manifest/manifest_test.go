@@ -3,9 +3,11 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,8 +15,9 @@ import (
 	"github.com/tether-dev/tether/tools"
 )
 
-// TestGeneratedFilesUpToDate is the drift check: package.json and
-// protocol.ts must be what the registry and the protocol generate.
+// TestGeneratedFilesUpToDate is the drift check: package.json's tools,
+// protocol.ts and protocol.md must be what the registry and the protocol
+// generate. Each stale file is reported with the diff regenerating makes.
 func TestGeneratedFilesUpToDate(t *testing.T) {
 	root, err := FindRoot(".")
 	if err != nil {
@@ -25,7 +28,7 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range drift {
-		t.Errorf("%s: run `npm run generate` (or `go generate ./internal/manifest`) and commit the result", d)
+		t.Errorf("run `npm run generate` (or `go generate ./internal/manifest`) and commit the result: %s", d)
 	}
 }
 
@@ -36,6 +39,7 @@ func TestDriftIsDetected(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	copyFile(t, filepath.Join(root, "go.mod"), filepath.Join(tmp, "go.mod"))
+	copyFile(t, filepath.Join(root, "go.sum"), filepath.Join(tmp, "go.sum"))
 	for _, n := range goFiles(t, filepath.Join(root, protocolDir)) {
 		copyFile(t, filepath.Join(root, protocolDir, n), filepath.Join(tmp, protocolDir, n))
 	}
@@ -52,22 +56,41 @@ func TestDriftIsDetected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(PackageJSONPath, files[PackageJSONPath])
-	write(ProtocolTSPath, files[ProtocolTSPath])
+	for _, rel := range generatedPaths {
+		write(rel, files[rel])
+	}
 	if drift, err := Drift(tmp, tools.Builtin().Infos(nil)); err != nil || len(drift) != 0 {
 		t.Fatalf("fresh output reported as drift: %v %v", drift, err)
 	}
 
-	stale := bytes.Replace(files[PackageJSONPath], []byte(`"tether_read_file"`), []byte(`"tether_read_fil"`), 1)
-	write(PackageJSONPath, stale)
-	if drift, _ := Drift(tmp, tools.Builtin().Infos(nil)); len(drift) != 1 || !strings.Contains(drift[0], "languageModelTools") {
-		t.Errorf("renamed tool not reported: %v", drift)
+	// Each file, made stale, is reported alone, with a diff that shows the
+	// line regenerating would restore.
+	for _, tc := range []struct {
+		rel, from, to, wantLine string
+	}{
+		{PackageJSONPath, `"tether_read_file"`, `"tether_read_fil"`, `+    "name": "tether_read_file",`},
+		{ProtocolTSPath, "export const toolsCall = ", "export const toolCall = ", "+export const toolsCall = new RequestType<ToolCallParams, ToolCallResult, void>(MethodToolsCall);"},
+		{ProtocolMDPath, "| [`tools/call`](#toolscall) |", "| [`tools/cal`](#toolscall) |", "+| [`tools/call`](#toolscall) | client → daemon |"},
+	} {
+		stale := bytes.Replace(files[tc.rel], []byte(tc.from), []byte(tc.to), 1)
+		if bytes.Equal(stale, files[tc.rel]) {
+			t.Fatalf("%s: %q not found in the generated file", tc.rel, tc.from)
+		}
+		write(tc.rel, stale)
+		drift, err := Drift(tmp, tools.Builtin().Infos(nil))
+		if err != nil || len(drift) != 1 || drift[0].Path != tc.rel {
+			t.Fatalf("%s edited: drift %v, %v", tc.rel, drift, err)
+		}
+		if !strings.Contains(drift[0].Diff, "\n"+tc.wantLine) || !strings.Contains(drift[0].String(), drift[0].Diff) {
+			t.Errorf("%s: the report does not show the change:\n%s", tc.rel, drift[0])
+		}
+		write(tc.rel, files[tc.rel])
 	}
-	write(PackageJSONPath, files[PackageJSONPath])
-
-	write(ProtocolTSPath, append(files[ProtocolTSPath], "// hand edit\n"...))
-	if drift, _ := Drift(tmp, tools.Builtin().Infos(nil)); len(drift) != 1 || !strings.Contains(drift[0], ProtocolTSPath) {
-		t.Errorf("edited protocol.ts not reported: %v", drift)
+	if err := os.Remove(filepath.Join(tmp, ProtocolMDPath)); err != nil {
+		t.Fatal(err)
+	}
+	if drift, _ := Drift(tmp, tools.Builtin().Infos(nil)); len(drift) != 1 || drift[0].Path != ProtocolMDPath {
+		t.Errorf("a missing protocol.md not reported: %v", drift)
 	}
 }
 
@@ -159,24 +182,49 @@ func TestToolEntryFallbacks(t *testing.T) {
 	}
 }
 
-func TestProtocolTSCoversEveryMethod(t *testing.T) {
+func testModel(t *testing.T) *model {
+	t.Helper()
 	root, err := FindRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := ProtocolTS(filepath.Join(root, protocolDir))
+	m, err := loadModel(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(ts)
-	for _, m := range []string{protocol.MethodInitialize, protocol.MethodToolsCall, protocol.MethodApprovalRequest, protocol.MethodCancelRequest} {
-		if !strings.Contains(s, `= "`+m+`";`) {
-			t.Errorf("method %s missing", m)
+	return m
+}
+
+func TestProtocolTSCoversEveryMethod(t *testing.T) {
+	m := testModel(t)
+	s := string(ProtocolTS(m))
+	for _, pm := range protocol.Methods {
+		if !strings.Contains(s, `= "`+pm.Name()+`";`) {
+			t.Errorf("method %s: no constant with its name", pm.Name())
 		}
 	}
-	for _, typ := range ProtocolTypes {
-		if !strings.Contains(s, "export interface "+typ.Name()+" {") {
-			t.Errorf("interface %s missing", typ.Name())
+	if len(m.methods) != len(protocol.Methods) {
+		t.Fatalf("%d methods in the model, %d in the table", len(m.methods), len(protocol.Methods))
+	}
+	for _, mi := range m.methods {
+		decl := "export const " + lowerFirst(mi.goName) + " = new "
+		i := strings.Index(s, decl)
+		if i < 0 {
+			t.Errorf("%s: no %q", mi.Name(), decl)
+			continue
+		}
+		line := s[i : i+strings.IndexByte(s[i:], '\n')]
+		kind := "RequestType"
+		if mi.Result() == nil {
+			kind = "NotificationType"
+		}
+		if !strings.HasPrefix(line, decl+kind) {
+			t.Errorf("%s is declared as %s", mi.Name(), line)
+		}
+		for _, typ := range []reflect.Type{mi.Params(), mi.Result()} {
+			if typ != nil && typ.Kind() == reflect.Struct && typ.NumField() > 0 && !strings.Contains(s, "export interface "+typ.Name()+" {") {
+				t.Errorf("%s: interface %s missing", mi.Name(), typ.Name())
+			}
 		}
 	}
 	for _, want := range []string{
@@ -186,20 +234,78 @@ func TestProtocolTSCoversEveryMethod(t *testing.T) {
 		"risk: Risk;",               // named string type with constants
 		`export type Risk = "low" | "medium" | "high";`,
 		"export type ToolPrepareParams = ToolCallParams;", // alias
-		"diagnostics: Diagnostic[] | null;",               // external LSP type
+		"diagnostics: Diagnostic[] | null;",               // LSP type, by reflection
+		"export type DiagnosticSeverity = 1 | 2 | 3 | 4;", // LSP constants, from its source
+		"export interface Position {\n",
+		"severity?: DiagnosticSeverity;",
+		"export type DocumentURI = string;",
+		"export type None = Record<string, never>;",
+		"export const shutdown = new RequestType0<null, void>(MethodShutdown);",
+		"export const exit = new NotificationType0(MethodExit);",
+		"export const toolsPrepare = new RequestType<ToolPrepareParams, ToolPrepareResult, void>(MethodToolsPrepare);",
+		"export const logMessage = new NotificationType<LogMessageParams>(MethodLogMessage);",
 		"export const Modes = [ModeDefault,",
+		"tools/call (client → daemon): runs one tool.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("protocol.ts lacks %q", want)
 		}
 	}
+	if strings.Contains(s, "export const Methods") {
+		t.Error("the table of methods was written as a list of constants")
+	}
 }
 
-func TestTSTypeRejectsWhatItCannotMap(t *testing.T) {
-	g := &tsGen{src: &source{unions: map[string][]string{}}, emitted: map[reflect.Type]bool{}}
-	for _, typ := range []reflect.Type{reflect.TypeFor[chan int](), reflect.TypeFor[bytes.Buffer](), reflect.TypeFor[struct{ A int }]()} {
-		if s, err := g.tsType(typ); err == nil {
-			t.Errorf("%v mapped to %q, want an error", typ, s)
+// protocol.md lists every method with its direction and types, and holds
+// every field's doc comment.
+func TestProtocolMDListsEveryMethod(t *testing.T) {
+	m := testModel(t)
+	b, err := ProtocolMD(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, pm := range protocol.Methods {
+		row := fmt.Sprintf("| [`%s`](#", pm.Name())
+		if !strings.Contains(s, row) || !strings.Contains(s, "\n### `"+pm.Name()+"`\n") {
+			t.Errorf("%s is not listed with a section of its own", pm.Name())
+		}
+		i := strings.Index(s, row)
+		if i >= 0 && !strings.Contains(s[i:i+strings.IndexByte(s[i:], '\n')], pm.Direction().String()) {
+			t.Errorf("%s: its row does not say %v", pm.Name(), pm.Direction())
+		}
+	}
+	for _, n := range m.types {
+		if !strings.Contains(s, "\n### "+n.name+"\n") {
+			t.Errorf("type %s has no section", n.name)
+		}
+		for _, f := range n.fields {
+			if f.doc != "" && !strings.Contains(s, inline(f.doc)) {
+				t.Errorf("%s.%s: its comment is not in the document", n.name, f.goName)
+			}
+		}
+	}
+	// Every link goes to a heading that exists.
+	for _, link := range regexp.MustCompile(`\]\(#([^)]+)\)`).FindAllStringSubmatch(s, -1) {
+		found := false
+		for _, heading := range regexp.MustCompile("(?m)^### (.+)$").FindAllStringSubmatch(s, -1) {
+			g := &mdGen{anchors: map[string]string{}}
+			if err := g.anchor("x", heading[1]); err == nil && g.anchors["x"] == link[1] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("link #%s leads nowhere", link[1])
+		}
+	}
+}
+
+func TestExprRejectsWhatItCannotMap(t *testing.T) {
+	m := testModel(t)
+	for _, typ := range []reflect.Type{reflect.TypeFor[chan int](), reflect.TypeFor[bytes.Buffer](), reflect.TypeFor[struct{ A int }](), reflect.TypeFor[map[int]string]()} {
+		if e, err := m.exprOf(typ); err == nil {
+			t.Errorf("%v mapped to %q, want an error", typ, tsExpr(e))
 		}
 	}
 }

@@ -142,9 +142,8 @@ func RewritePackageJSON(pkg []byte, tools []LanguageModelTool) ([]byte, error) {
 	return formatJSON(all)
 }
 
-// packageTools extracts contributes.languageModelTools, compacted, for
-// comparing with what the registry generates.
-func packageTools(pkg []byte) ([]byte, error) {
+// packageToolsRaw extracts contributes.languageModelTools, compacted.
+func packageToolsRaw(pkg []byte) ([]byte, error) {
 	root, err := parseObject(pkg)
 	if err != nil {
 		return nil, fmt.Errorf("package.json: %w", err)

@@ -12,16 +12,22 @@ import (
 	"strings"
 )
 
-// source is what reflection cannot see in the protocol package: its
-// constants, aliases and doc comments. It is read from the Go files.
+// source is what reflection cannot see in a package: its constants,
+// aliases, doc comments and the declarations of its methods. It is read
+// from the Go files.
 type source struct {
 	consts  []constGroup
 	lists   []constList
 	aliases []alias
 	// docs maps "Type" and "Type.Field" to their doc comments.
 	docs map[string]string
-	// unions maps a named string type to its constants' values.
-	unions map[string][]string
+	// unions maps a named string or number type to its constants, in
+	// the order they are declared.
+	unions map[string][]constant
+	// vars maps a package-level variable to its declaration.
+	vars map[string]varDecl
+	// methodList is the variables Methods lists, in its order.
+	methodList []string
 }
 
 // constGroup is one const ( ... ) block of exported string constants.
@@ -30,6 +36,8 @@ type constGroup struct {
 	consts []constant
 }
 
+// constant is an exported constant; value is a JSON literal: a quoted
+// string or a number.
 type constant struct {
 	name, value, typ, comment string
 }
@@ -43,6 +51,18 @@ type constList struct {
 type alias struct {
 	doc, name, target string
 }
+
+// varDecl is a package-level variable: its doc comment, and for one
+// declared as Request[P, R]{...} or Notification[P]{...}, the names its
+// type arguments are written with (an alias keeps its name here, where
+// reflection sees only its target).
+type varDecl struct {
+	doc      string
+	typeArgs []string
+}
+
+// methodsVar is the variable of package protocol that lists the methods.
+const methodsVar = "Methods"
 
 // parseSource reads the non-test Go files of the package in dir.
 func parseSource(dir string) (*source, error) {
@@ -58,7 +78,7 @@ func parseSource(dir string) (*source, error) {
 		}
 	}
 	sort.Strings(names)
-	src := &source{docs: map[string]string{}, unions: map[string][]string{}}
+	src := &source{docs: map[string]string{}, unions: map[string][]constant{}, vars: map[string]varDecl{}}
 	fset := token.NewFileSet()
 	for _, n := range names {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.ParseComments)
@@ -73,6 +93,7 @@ func parseSource(dir string) (*source, error) {
 			}
 		}
 	}
+	src.keepConstLists()
 	return src, nil
 }
 
@@ -81,7 +102,7 @@ func (s *source) add(gd *ast.GenDecl) error {
 	case token.CONST:
 		s.addConsts(gd)
 	case token.VAR:
-		s.addLists(gd)
+		s.addVars(gd)
 	case token.TYPE:
 		for _, spec := range gd.Specs {
 			s.addType(gd, spec.(*ast.TypeSpec))
@@ -103,20 +124,29 @@ func (s *source) addConsts(gd *ast.GenDecl) {
 				continue
 			}
 			lit, ok := vs.Values[i].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				continue
-			}
-			v, err := strconv.Unquote(lit.Value)
-			if err != nil {
+			if !ok {
 				continue
 			}
 			comment := vs.Doc.Text()
 			if comment == "" {
 				comment = vs.Comment.Text()
 			}
-			g.consts = append(g.consts, constant{name: name.Name, value: v, typ: typ, comment: comment})
+			c := constant{name: name.Name, typ: typ, comment: comment}
+			switch lit.Kind {
+			case token.STRING:
+				v, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					continue
+				}
+				c.value = strconv.Quote(v)
+				g.consts = append(g.consts, c)
+			case token.INT, token.FLOAT:
+				c.value = lit.Value // a number belongs to a union only
+			default:
+				continue
+			}
 			if typ != "" {
-				s.unions[typ] = append(s.unions[typ], v)
+				s.unions[typ] = append(s.unions[typ], c)
 			}
 		}
 	}
@@ -125,29 +155,82 @@ func (s *source) addConsts(gd *ast.GenDecl) {
 	}
 }
 
-// addLists keeps exported vars like `Modes = []string{ModeDefault, ...}`.
-func (s *source) addLists(gd *ast.GenDecl) {
+// addVars keeps each variable's doc comment and, for a method, the names
+// of its type arguments; and lists like `Modes = []Mode{ModeDefault, ...}`
+// (kept by keepConstLists when their items are constants) and Methods.
+func (s *source) addVars(gd *ast.GenDecl) {
 	for _, spec := range gd.Specs {
 		vs := spec.(*ast.ValueSpec)
 		for i, name := range vs.Names {
 			if !name.IsExported() || i >= len(vs.Values) {
 				continue
 			}
+			doc := firstNonEmpty(vs.Doc.Text(), gd.Doc.Text())
 			cl, ok := vs.Values[i].(*ast.CompositeLit)
 			if !ok {
+				s.vars[name.Name] = varDecl{doc: doc}
 				continue
 			}
-			l := constList{doc: firstNonEmpty(vs.Doc.Text(), gd.Doc.Text()), name: name.Name}
+			s.vars[name.Name] = varDecl{doc: doc, typeArgs: typeArgs(cl.Type)}
+			var items []string
 			for _, e := range cl.Elts {
 				if id, ok := e.(*ast.Ident); ok {
-					l.items = append(l.items, id.Name)
+					items = append(items, id.Name)
 				}
 			}
-			if len(l.items) == len(cl.Elts) && len(l.items) > 0 {
-				s.lists = append(s.lists, l)
+			if len(items) != len(cl.Elts) || len(items) == 0 {
+				continue
 			}
+			if name.Name == methodsVar {
+				s.methodList = items
+				continue
+			}
+			s.lists = append(s.lists, constList{doc: doc, name: name.Name, items: items})
 		}
 	}
+}
+
+// typeArgs names the type arguments of Request[P, R] or Notification[P]:
+// an identifier by its name, anything else (lsp.LogMessageParams) by "",
+// for reflection to name.
+func typeArgs(t ast.Expr) []string {
+	var idx []ast.Expr
+	switch t := t.(type) {
+	case *ast.IndexExpr:
+		idx = []ast.Expr{t.Index}
+	case *ast.IndexListExpr:
+		idx = t.Indices
+	default:
+		return nil
+	}
+	out := make([]string, len(idx))
+	for i, e := range idx {
+		if id, ok := e.(*ast.Ident); ok {
+			out[i] = id.Name
+		}
+	}
+	return out
+}
+
+// keepConstLists drops the lists whose items are not all constants.
+func (s *source) keepConstLists() {
+	isConst := map[string]bool{}
+	for _, g := range s.consts {
+		for _, c := range g.consts {
+			isConst[c.name] = true
+		}
+	}
+	kept := s.lists[:0]
+	for _, l := range s.lists {
+		all := true
+		for _, it := range l.items {
+			all = all && isConst[it]
+		}
+		if all {
+			kept = append(kept, l)
+		}
+	}
+	s.lists = kept
 }
 
 func (s *source) addType(gd *ast.GenDecl, ts *ast.TypeSpec) {

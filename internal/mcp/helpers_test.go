@@ -67,6 +67,7 @@ func newFixture(t *testing.T) *fixture {
 		"XDG_CONFIG_HOME="+filepath.Join(f.home, "config"),
 		"XDG_DATA_HOME="+filepath.Join(f.home, "data"),
 		"XDG_CACHE_HOME="+filepath.Join(f.home, "cache"),
+		"XDG_RUNTIME_DIR="+f.home, // the approvals channel: owner-only, the test's own
 		"TETHER_LOG_LEVEL=debug",
 	)
 	return f

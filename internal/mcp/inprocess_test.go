@@ -4,7 +4,10 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -165,7 +168,7 @@ func TestServeLeavesNothingRunning(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	isolate(t)
 	ws := t.TempDir()
-	cs, stop := serveInProcess(t, Options{Registry: tools.Builtin(), Workspaces: []string{ws}, Mode: protocol.ModeBypass},
+	cs, stop := serveInProcess(t, Options{Registry: tools.Builtin(), Workspaces: []string{ws}, Settings: protocol.Settings{PermissionMode: protocol.ModeBypass}},
 		sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil), "2025-11-25")
 	pid := 0
 	for _, c := range []struct {
@@ -207,4 +210,85 @@ func text(res *sdk.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// web_fetch's prompt is answered by the client's model through sampling:
+// only the answer comes back, with the page's address.
+func TestWebFetchPromptThroughSampling(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("The office opens at nine.\n"))
+	}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var question string
+	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		CreateMessageWithToolsHandler: func(_ context.Context, req *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
+			mu.Lock()
+			if tc, ok := req.Params.Messages[0].Content[0].(*sdk.TextContent); ok {
+				question = tc.Text
+			}
+			mu.Unlock()
+			return &sdk.CreateMessageWithToolsResult{Role: "assistant", Model: "test-model", StopReason: "endTurn", Content: []sdk.Content{&sdk.TextContent{Text: "At nine."}}}, nil
+		},
+	})
+	set := protocol.Settings{WebPrivateHosts: []string{"127.0.0.1"}, WebAllowedHosts: []string{"127.0.0.1"}}
+	cs, stop := serveInProcess(t, Options{Registry: tool.NewRegistry(tools.WebFetch), Workspaces: []string{t.TempDir()}, Settings: set}, client, "")
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": srv.URL + "/hours", "prompt": "When does it open?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(res); res.IsError || !strings.Contains(got, "At nine.") || !strings.Contains(got, srv.URL+"/hours") || strings.Contains(got, "The office opens") {
+		t.Errorf("result %q", got)
+	}
+	mu.Lock()
+	if !strings.Contains(question, "The office opens at nine.") || !strings.Contains(question, "When does it open?") {
+		t.Errorf("the model was asked %q", question)
+	}
+	mu.Unlock()
+	if err := stop(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// faulty stands in for a change whose disk fails below it: the registry
+// turns the fault into a result whose status is failed.
+var faulty = tool.New(tool.Def[struct{}]{
+	Name:         "faulty_write",
+	Doc:          "Fails the way a full disk does.",
+	Risk:         protocol.RiskHigh,
+	Permission:   "asks first",
+	ChangesFiles: true,
+	Run: func(context.Context, *tool.Call, struct{}) (tool.Result, error) {
+		return tool.Result{}, errors.New("write x.txt: no space left on device")
+	},
+})
+
+// A fault below a change tool is reported as failed, in the structured
+// content and the text alike, and never as written.
+func TestFaultIsFailed(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	isolate(t)
+	cs, stop := serveInProcess(t, Options{Registry: tool.NewRegistry(faulty), Workspaces: []string{t.TempDir()}},
+		sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil), "2025-11-25")
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "faulty_write", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var got ChangeResult
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("structured content %s: %v", raw, err)
+	}
+	if !res.IsError || got.Status != protocol.StatusFailed || !strings.Contains(got.Message, "no space left") || got.Checkpoint != "" || got.Diff != "" {
+		t.Errorf("result %+v, structured %s", res, raw)
+	}
+	if !strings.Contains(text(res), "Status: failed.") {
+		t.Errorf("text %q", text(res))
+	}
+	if err := stop(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
 }

@@ -31,10 +31,12 @@ func TestListIsTheRegistry(t *testing.T) {
 		version string
 		elicit  bool
 		mode    protocol.Mode
+		route   string
 	}{
-		{"newest protocol, no elicitation", latest, false, protocol.ModeDefault},
-		{"2025-11-25 with elicitation", v1125, true, protocol.ModeAcceptEdits},
-		{"2024-11-05", v1105, false, protocol.ModePlan},
+		{"newest protocol, no elicitation", latest, false, protocol.ModeDefault, "auto"},
+		{"2025-11-25 with elicitation", v1125, true, protocol.ModeAcceptEdits, "elicitation"},
+		{"2024-11-05", v1105, false, protocol.ModePlan, "terminal"},
+		{"no elicitation, and questions go nowhere else", v1125, false, protocol.ModeDefault, "elicitation"},
 	} {
 		negotiated := tc.version
 		if negotiated == latest {
@@ -46,7 +48,7 @@ func TestListIsTheRegistry(t *testing.T) {
 			if tc.elicit {
 				opts.ElicitationHandler = (&elicitor{action: "cancel"}).handle
 			}
-			s := f.connect(t, newClient(opts), tc.version, "--mode", string(tc.mode))
+			s := f.connect(t, newClient(opts), tc.version, "--mode", string(tc.mode), "--approvals", tc.route)
 			if got := s.InitializeResult().ProtocolVersion; got != negotiated {
 				t.Errorf("negotiated protocol %s, want %s", got, negotiated)
 			}
@@ -62,8 +64,8 @@ func TestListIsTheRegistry(t *testing.T) {
 					continue
 				case "agent": // needs a client that offers sampling
 					continue
-				case "ask_user":
-					if !tc.elicit {
+				case "ask_user": // needs someone to ask: the client, or an approver
+					if !tc.elicit && tc.route == "elicitation" {
 						continue
 					}
 				}
@@ -95,6 +97,10 @@ func TestListIsTheRegistry(t *testing.T) {
 				}
 				if want := w.Name == "shell" || (w.ReadOnly && w.Risk == protocol.RiskHigh); *a.OpenWorldHint != want {
 					t.Errorf("%s: openWorldHint %v, want %v", w.Name, *a.OpenWorldHint, want)
+				}
+				reg, _ := tools.Builtin().Lookup(w.Name)
+				if changes := tool.ChangesFiles(reg); (got.OutputSchema != nil) != changes {
+					t.Errorf("%s: outputSchema %v, want one exactly for the tools that change files (%v)", w.Name, got.OutputSchema, changes)
 				}
 			}
 		})
@@ -227,27 +233,39 @@ func TestQuietGapSplitsRequests(t *testing.T) {
 }
 
 // Every way an approval can fail to be given refuses the step, with advice
-// on how to allow it; the file is never changed.
+// on how to give it; a decline that came back before anyone could read
+// the question is reported as unseen, never as the user's no; the file is
+// never changed.
 func TestApprovalRefused(t *testing.T) {
+	elicit := func(action string, content map[string]any) *sdk.ClientOptions {
+		return &sdk.ClientOptions{ElicitationHandler: (&elicitor{action: action, content: content}).handle}
+	}
+	const unseen = "the client declined without showing the question: answer it in the editor or in `tether approvals`"
+	// --instant-decline 1h: every decline of the test client is unseen; 0:
+	// every one is the user's.
 	for _, tc := range []struct {
 		name    string
 		version string
 		client  *sdk.ClientOptions // nil: a client that cannot elicit
+		instant string
+		status  protocol.ChangeStatus
 		want    []string
 	}{
-		{"declined", v1125, &sdk.ClientOptions{ElicitationHandler: (&elicitor{action: "decline"}).handle}, []string{"declined the approval prompt", "--mode acceptEdits", "tether allow"}},
-		{"declined, newest protocol", latest, &sdk.ClientOptions{ElicitationHandler: (&elicitor{action: "decline"}).handle}, []string{"declined the approval prompt", "--mode acceptEdits"}},
-		{"dismissed", v1125, &sdk.ClientOptions{ElicitationHandler: (&elicitor{action: "cancel"}).handle}, []string{"dismissed", "--mode acceptEdits", "tether allow"}},
-		{"answered no", v1125, &sdk.ClientOptions{ElicitationHandler: (&elicitor{action: "accept", content: map[string]any{"answer": "no"}}).handle}, []string{"The user declined"}},
-		{"answered skip", latest, &sdk.ClientOptions{ElicitationHandler: (&elicitor{action: "accept", content: map[string]any{"answer": "skip"}}).handle}, []string{"skipped"}},
-		{"cannot elicit", v1125, nil, []string{"offers no form elicitation", "--mode acceptEdits", "tether allow"}},
-		{"cannot elicit, newest protocol", latest, nil, []string{"offers no form elicitation", "--mode acceptEdits"}},
-		{"cannot elicit, 2024-11-05", v1105, nil, []string{"offers no form elicitation"}},
+		{"declined unseen", v1125, elicit("decline", nil), "1h", protocol.StatusRefused, []string{unseen, "tether approvals"}},
+		{"declined unseen, newest protocol", latest, elicit("decline", nil), "1h", protocol.StatusRefused, []string{unseen}},
+		{"dismissed unseen", v1125, elicit("cancel", nil), "1h", protocol.StatusRefused, []string{unseen}},
+		{"declined by the user", v1125, elicit("decline", nil), "0", protocol.StatusDeclined, []string{"The user declined"}},
+		{"dismissed by the user", latest, elicit("cancel", nil), "0", protocol.StatusSkipped, []string{"skipped"}},
+		{"answered no", v1125, elicit("accept", map[string]any{"answer": "no"}), "1h", protocol.StatusDeclined, []string{"The user declined"}},
+		{"answered skip", latest, elicit("accept", map[string]any{"answer": "skip"}), "1h", protocol.StatusSkipped, []string{"skipped"}},
+		{"cannot elicit", v1125, nil, "1h", protocol.StatusRefused, []string{"offers no form elicitation", "tether approvals", "--mode acceptEdits", "tether allow"}},
+		{"cannot elicit, newest protocol", latest, nil, "1h", protocol.StatusRefused, []string{"offers no form elicitation", "--mode acceptEdits"}},
+		{"cannot elicit, 2024-11-05", v1105, nil, "1h", protocol.StatusRefused, []string{"offers no form elicitation"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			f.write(t, "a.txt", "one\n")
-			s := f.connect(t, newClient(tc.client), tc.version)
+			s := f.connect(t, newClient(tc.client), tc.version, "--instant-decline", tc.instant)
 			mustOK(t, "read_file", s.call(t, "read_file", map[string]any{"path": "a.txt"}))
 			res := s.call(t, "edit_file", map[string]any{"path": "a.txt", "old_string": "one", "new_string": "two"})
 			if !res.IsError {
@@ -257,6 +275,11 @@ func TestApprovalRefused(t *testing.T) {
 				if !strings.Contains(text(res), w) {
 					t.Errorf("the refusal lacks %q: %s", w, text(res))
 				}
+			}
+			var got mcp.ChangeResult
+			structured(t, res, &got)
+			if got.Status != tc.status {
+				t.Errorf("status %q, want %q", got.Status, tc.status)
 			}
 			if got := f.read(t, "a.txt"); got != "one\n" {
 				t.Errorf("the file changed to %q", got)
@@ -310,7 +333,9 @@ func TestCancelKillsTheCommand(t *testing.T) {
 				default:
 				}
 			}})
-			s := f.connect(t, client, version, "--mode", "bypass")
+			// Unconfined, so the pid the command writes is the host's
+			// (a sandboxed command's is its pid namespace's).
+			s := f.connect(t, client, version, "--mode", "bypass", "--sandbox", "off")
 			pidFile := filepath.Join(f.ws, "pid")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -430,5 +455,57 @@ func TestDryRunStages(t *testing.T) {
 	}
 	if list := f.runTether(t, "staged", "--workspace", f.ws); !strings.Contains(list, "new.txt") {
 		t.Errorf("tether staged: %q", list)
+	}
+}
+
+// Through tether mcp: "always" answered in the elicitation for a read
+// outside the workspace saves that folder, which `tether allow` lists; the
+// next file there is read without a prompt, a sibling whose name starts
+// the same is prompted for, and after `tether allow --reset` the folder
+// prompts again.
+func TestOutsideAlwaysThroughMCP(t *testing.T) {
+	f := newFixture(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(root, "lib")
+	for _, p := range []string{filepath.Join(lib, "a.h"), filepath.Join(lib, "b.h"), filepath.Join(root, "lib-evil", "c.h")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &elicitor{action: "accept", content: map[string]any{"answer": "always"}}
+	s := f.connect(t, newClient(&sdk.ClientOptions{ElicitationHandler: e.handle}), v1125)
+	mustOK(t, "read_file", s.call(t, "read_file", map[string]any{"path": filepath.Join(lib, "a.h")}))
+	if p := e.prompts(); len(p) != 1 || !strings.Contains(p[0], lib) {
+		t.Fatalf("prompts %q", p)
+	}
+	if out := f.runTether(t, "allow", "--workspace", f.ws); !strings.Contains(out, "read in "+lib) {
+		t.Fatalf("tether allow:\n%s", out)
+	}
+
+	e.mu.Lock()
+	e.content = map[string]any{"answer": "no"}
+	e.mu.Unlock()
+	mustOK(t, "read_file in the saved folder", s.call(t, "read_file", map[string]any{"path": filepath.Join(lib, "b.h")}))
+	if n := len(e.prompts()); n != 1 {
+		t.Fatalf("the saved folder prompted again (%d prompts)", n)
+	}
+	if res := s.call(t, "read_file", map[string]any{"path": filepath.Join(root, "lib-evil", "c.h")}); !res.IsError {
+		t.Fatalf("lib-evil was read: %s", text(res))
+	}
+	if n := len(e.prompts()); n != 2 {
+		t.Fatalf("lib-evil did not prompt (%d prompts)", n)
+	}
+	f.runTether(t, "allow", "--workspace", f.ws, "--reset")
+	if res := s.call(t, "read_file", map[string]any{"path": filepath.Join(lib, "b.h")}); !res.IsError {
+		t.Fatalf("after reset the folder was read unasked: %s", text(res))
+	}
+	if n := len(e.prompts()); n != 3 {
+		t.Fatalf("after reset: %d prompts, want 3", n)
 	}
 }

@@ -99,6 +99,8 @@ func (p *parked) closeAll() {
 // asker reaches the user and the client's model for one call.
 type asker interface {
 	caps() *sdk.ClientCapabilities
+	// client names the MCP client for people ("Claude Code").
+	client() string
 	elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error)
 	sample(ctx context.Context, p *sdk.CreateMessageWithToolsParams) (*sdk.CreateMessageWithToolsResult, error)
 }
@@ -120,6 +122,8 @@ type sessionAsker struct{ ss *sdk.ServerSession }
 
 func (a sessionAsker) caps() *sdk.ClientCapabilities { return sdkCaps(a.ss) }
 
+func (a sessionAsker) client() string { return clientName(a.ss) }
+
 func (a sessionAsker) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	return a.ss.Elicit(ctx, p)
 }
@@ -131,14 +135,17 @@ func (a sessionAsker) sample(ctx context.Context, p *sdk.CreateMessageWithToolsP
 // resultAsker puts the question in the call's result and waits, parked,
 // for the client to call again with the answer (SEP-2322).
 type resultAsker struct {
-	r *run
-	c *sdk.ClientCapabilities
+	r    *run
+	c    *sdk.ClientCapabilities
+	name string
 
 	mu  sync.Mutex
 	seq int
 }
 
 func (a *resultAsker) caps() *sdk.ClientCapabilities { return a.c }
+
+func (a *resultAsker) client() string { return a.name }
 
 func (a *resultAsker) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	resp, err := a.ask(ctx, "elicit", p)

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -20,8 +19,8 @@ import (
 // Defaults of the Options that are durations.
 const (
 	// DefaultQuietGap is how long a session may pause between calls and
-	// still be in the same request (the extension's rule for chat turns).
-	DefaultQuietGap = 2 * time.Minute
+	// still be in the same request: the rule for the editor's chat turns.
+	DefaultQuietGap = tool.TurnGap
 	// DefaultProgressEvery is how often a running call reports progress,
 	// to a client that asked for it.
 	DefaultProgressEvery = time.Second
@@ -32,7 +31,29 @@ const (
 	// DefaultRootsWait is how long a call waits for the client's roots
 	// before it runs in the folder tether was started in.
 	DefaultRootsWait = 10 * time.Second
+	// DefaultInstantDecline is how fast a declined or dismissed question
+	// must come back to count as never shown: nobody reads a question,
+	// let alone a diff, and answers it within a second.
+	DefaultInstantDecline = time.Second
 )
+
+// ApprovalRoute says where tether mcp puts its approvals and questions.
+type ApprovalRoute string
+
+const (
+	// RouteAuto asks the project's approver (an editor, or tether
+	// approvals) when one listens, else the client by elicitation.
+	RouteAuto ApprovalRoute = "auto"
+	// RouteEditor asks the editor connected to the project's tether serve.
+	RouteEditor ApprovalRoute = "editor"
+	// RouteTerminal asks `tether approvals` running in a terminal.
+	RouteTerminal ApprovalRoute = "terminal"
+	// RouteElicitation asks the MCP client, by elicitation, only.
+	RouteElicitation ApprovalRoute = "elicitation"
+)
+
+// ApprovalRoutes lists the routes in the order they are documented.
+var ApprovalRoutes = []ApprovalRoute{RouteAuto, RouteEditor, RouteTerminal, RouteElicitation}
 
 // Options configure Serve.
 type Options struct {
@@ -42,19 +63,25 @@ type Options struct {
 	// relative paths. Empty: the client's roots where it offers them,
 	// else the current folder.
 	Workspaces []string
-	// Mode is the permission mode; empty means default.
-	Mode protocol.Mode
-	// RgPath is the ripgrep binary; empty means it was not found.
-	RgPath string
-	// TokenBudget is the output budget of each call; 0 means the default.
-	TokenBudget int
+	// Settings are the client's settings, as the editor sends them in
+	// initialize (the command line's flags fill them in); absent fields
+	// take their defaults.
+	Settings protocol.Settings
 	// QuietGap ends a request: a call that starts longer than this after
 	// the last one ended starts a new request (and undo checkpoint).
 	QuietGap time.Duration
 	// Version is reported to the client as the server's version.
 	Version string
-	// Log receives the server's log; nil discards it.
+	// Log receives the server's log; nil discards it. The log also
+	// reaches the client as MCP log messages, at the level it asks for.
 	Log *slog.Logger
+	// Approvals is where approvals and ask_user questions go; empty
+	// means RouteAuto.
+	Approvals ApprovalRoute
+	// InstantDecline: a question declined or dismissed faster than this
+	// was not shown to anyone (see DefaultInstantDecline); 0 means the
+	// default, a negative value takes every decline for the user's.
+	InstantDecline time.Duration
 
 	// ProgressEvery, InputWait and RootsWait: see the defaults.
 	ProgressEvery time.Duration
@@ -75,11 +102,14 @@ func (o *Options) defaults() {
 	if o.RootsWait <= 0 {
 		o.RootsWait = DefaultRootsWait
 	}
+	if o.Approvals == "" {
+		o.Approvals = RouteAuto
+	}
+	if o.InstantDecline == 0 {
+		o.InstantDecline = DefaultInstantDecline
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Mode == "" {
-		o.Mode = protocol.ModeDefault
 	}
 }
 
@@ -103,6 +133,9 @@ type server struct {
 	jobs     *shell.Jobs
 	ws       *workspaces
 	runs     *parked
+
+	// clock times how fast the client answers a question.
+	clock func() time.Time
 
 	// ctx bounds every call's run; stop ends them when the session ends.
 	ctx     context.Context
@@ -144,7 +177,17 @@ func newServer(o Options) (*server, error) {
 	if o.Registry == nil {
 		return nil, errors.New("mcp: no tool registry")
 	}
-	ws, err := newWorkspaces(o.Workspaces, o.Log)
+	// The log goes to the client as well as where the caller sends it.
+	toClient := newClientLog()
+	o.Log = slog.New(slog.NewMultiHandler(o.Log.Handler(), toClient))
+	set, err := tool.NewSettings(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if set.RgErr != nil {
+		o.Log.Warn("grep and glob will not work until ripgrep is available", "err", set.RgErr)
+	}
+	ws, err := newWorkspaces(o.Workspaces, &set, o.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +196,12 @@ func newServer(o Options) (*server, error) {
 		o:        o,
 		reg:      o.Registry,
 		log:      o.Log,
-		settings: tool.Settings{Mode: o.Mode, RgPath: o.RgPath, TokenBudget: o.TokenBudget},
+		settings: set,
 		session:  tool.NewSession(),
 		requests: newRequestIDs(o.QuietGap),
 		marks:    tool.NewRequests(),
 		ws:       ws,
+		clock:    time.Now,
 		ctx:      ctx,
 		stop:     stop,
 	}
@@ -169,14 +213,15 @@ func newServer(o Options) (*server, error) {
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "tether", Title: "Tether", Version: o.Version}, &sdk.ServerOptions{
 		Instructions:            instructions,
 		Logger:                  slog.New(minLevel{s.log.Handler(), slog.LevelWarn}),
-		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Logging: &sdk.LoggingCapabilities{}},
 		InitializedHandler:      func(_ context.Context, req *sdk.InitializedRequest) { s.followRoots(req.Session) },
 		RootsListChangedHandler: func(_ context.Context, req *sdk.RootsListChangedRequest) { s.followRoots(req.Session) },
 	})
 	for _, info := range s.reg.Infos(&s.settings) {
-		s.mcp.AddTool(sdkTool(info), s.callTool)
+		t, _ := s.reg.Lookup(info.Name)
+		s.mcp.AddTool(sdkTool(info, tool.ChangesFiles(t)), s.callTool)
 	}
-	s.mcp.AddReceivingMiddleware(s.offeredOnly)
+	s.mcp.AddReceivingMiddleware(s.offeredOnly, toClient.follow)
 	return s, nil
 }
 
@@ -191,11 +236,13 @@ func (s *server) close() {
 	}
 }
 
-// clientCaps is what the client said it can do, in the registry's terms.
-func clientCaps(ss *sdk.ServerSession) protocol.ClientCapabilities {
+// clientCaps is what the client can do, in the registry's terms. The
+// user can be asked where the client elicits, or where questions go to
+// the project's approver.
+func (s *server) clientCaps(ss *sdk.ServerSession) protocol.ClientCapabilities {
 	c := sdkCaps(ss)
-	elicit := canElicit(c)
-	return protocol.ClientCapabilities{Approval: elicit, AskUser: elicit, Models: c.Sampling != nil}
+	ask := canElicit(c) || s.o.Approvals != RouteElicitation
+	return protocol.ClientCapabilities{Approval: ask, AskUser: ask, Models: c.Sampling != nil}
 }
 
 func sdkCaps(ss *sdk.ServerSession) *sdk.ClientCapabilities {
@@ -243,7 +290,7 @@ func (s *server) offeredOnly(next sdk.MethodHandler) sdk.MethodHandler {
 		// The env of a listing has what every session's env gets: the
 		// client's capabilities, the jobs, and a project's stores, of
 		// which only the memory store's presence matters here.
-		env := &tool.Env{Capabilities: clientCaps(ss), Jobs: s.jobs, Settings: s.settings, Memory: &memory.Store{}}
+		env := &tool.Env{Capabilities: s.clientCaps(ss), Jobs: s.jobs, Settings: s.settings, Memory: &memory.Store{}}
 		byName := map[string]*sdk.Tool{}
 		for _, t := range list.Tools {
 			byName[t.Name] = t
@@ -278,7 +325,18 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.min}
 }
 
-// errorResult is a call's result when it could not run at all.
-func errorResult(format string, args ...any) *sdk.CallToolResult {
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
+// clientName names the client for people: its title, else its name, as
+// it introduced itself.
+func clientName(ss *sdk.ServerSession) string {
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+			if p.ClientInfo.Title != "" {
+				return p.ClientInfo.Title
+			}
+			if p.ClientInfo.Name != "" {
+				return p.ClientInfo.Name
+			}
+		}
+	}
+	return "an MCP client"
 }

@@ -17,7 +17,8 @@ import (
 // processes are killed, and it exits cleanly.
 func TestSignalStopsRunningCalls(t *testing.T) {
 	f := newFixture(t)
-	cmd := exec.Command(tetherBin, "mcp", "--workspace", f.ws, "--mode", "bypass")
+	// Unconfined, so the pid the command writes is the host's.
+	cmd := exec.Command(tetherBin, "mcp", "--workspace", f.ws, "--mode", "bypass", "--sandbox", "off")
 	cmd.Env = f.env
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr

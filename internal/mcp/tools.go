@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,14 +18,19 @@ var openWorld = map[string]bool{"shell": true}
 
 // sdkTool describes a registry tool to MCP clients: the same name,
 // description and schema, with hints derived from its risk and whether it
-// is read-only.
-func sdkTool(info protocol.ToolInfo) *sdk.Tool {
-	return &sdk.Tool{
+// is read-only. A tool that changes files declares the shape of its
+// structured result, which says what became of the change.
+func sdkTool(info protocol.ToolInfo, changes bool) *sdk.Tool {
+	t := &sdk.Tool{
 		Name:        info.Name,
 		Description: info.Description,
 		InputSchema: info.InputSchema,
 		Annotations: annotations(info),
 	}
+	if changes {
+		t.OutputSchema = changeOutputSchema
+	}
+	return t
 }
 
 // annotations are the MCP hints of a tool: read-only tools change nothing
@@ -44,18 +48,6 @@ func annotations(info protocol.ToolInfo) *sdk.ToolAnnotations {
 	}
 }
 
-// ChangeResult is the structuredContent of a call that changed (or, in a
-// dry run, staged) files.
-type ChangeResult struct {
-	// Diff is the unified diff of the change.
-	Diff string `json:"diff"`
-	// RequestID is the request the change belongs to.
-	RequestID string `json:"requestId"`
-	// Checkpoint is the undo checkpoint that puts the request's changes
-	// back (`tether undo ID`); empty when nothing was written.
-	Checkpoint string `json:"checkpoint,omitempty"`
-}
-
 // callTool serves tools/call: a fresh call, or the client coming back with
 // the user's answer to a call parked for it.
 func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -66,9 +58,9 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	env, st, err := s.env(ctx, ss)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errorResult("%s was cancelled before it started", req.Params.Name), nil
+			return s.errorResult(req.Params.Name, "%s was cancelled before it started; nothing was changed", req.Params.Name), nil
 		}
-		return errorResult("%s could not run: %v", req.Params.Name, err), nil
+		return s.errorResult(req.Params.Name, "%s could not run: %v", req.Params.Name, err), nil
 	}
 	requestID := s.requests.begin()
 	c := &tool.Call{
@@ -84,7 +76,7 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		if res.Diff != "" && st != nil {
 			r.checkpoint, _ = st.Undo.CheckpointID(requestID)
 		}
-		s.requests.end()
+		s.requests.end(requestID)
 	}
 	if !inputByResult(ss) {
 		// Questions go to the client as requests of their own while the
@@ -94,7 +86,7 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		defer cancel()
 		defer context.AfterFunc(s.ctx, cancel)()
 		defer s.reportProgress(ctx, req)()
-		r := &run{}
+		r := &run{name: req.Params.Name}
 		finish(r, s.reg.Invoke(withAsker(runCtx, sessionAsker{ss}), c))
 		return s.result(r), nil
 	}
@@ -108,7 +100,7 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		needs:  make(chan *need),
 		done:   make(chan struct{}),
 	}
-	a := &resultAsker{r: r, c: sdkCaps(ss)}
+	a := &resultAsker{r: r, c: sdkCaps(ss), name: clientName(ss)}
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
@@ -122,7 +114,7 @@ func (s *server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 func (s *server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	r, n := s.runs.take(req.Params.RequestState)
 	if r == nil {
-		return errorResult("%s is no longer waiting for this answer (it waits %s at most, and only within one session); the step that asked did not happen. Call the tool again.", req.Params.Name, s.o.InputWait), nil
+		return s.errorResult(req.Params.Name, "%s is no longer waiting for this answer (it waits %s at most, and only within one session); the step that asked did not happen. Call the tool again.", req.Params.Name, s.o.InputWait), nil
 	}
 	if r.name != req.Params.Name {
 		n.reply <- needReply{err: fmt.Errorf("the client answered for %s, not %s", req.Params.Name, r.name)}
@@ -202,28 +194,4 @@ func (s *server) describe(req *sdk.CallToolRequest) string {
 		return t.Describe(req.Params.Arguments)
 	}
 	return req.Params.Name
-}
-
-// result turns a finished call's result into MCP's: the text the model
-// reads, with a change's diff and checkpoint in it, and the same diff and
-// checkpoint as structured content for a client that shows them.
-func (s *server) result(r *run) *sdk.CallToolResult {
-	res := r.result
-	out := &sdk.CallToolResult{IsError: res.IsError}
-	text := res.Content
-	if res.Diff != "" {
-		budget := tool.NewBudget(0, s.settings.TokenBudget).OutputChars()
-		var b strings.Builder
-		b.WriteString(strings.TrimRight(text, "\n"))
-		b.WriteString("\n\n")
-		b.WriteString(strings.TrimRight(tool.CapHeadTail(res.Diff, budget), "\n"))
-		b.WriteString("\n")
-		if r.checkpoint != "" {
-			fmt.Fprintf(&b, "\nUndo checkpoint %s (request %s): `tether undo %s` puts back every change of this request.\n", r.checkpoint, r.requestID, r.checkpoint)
-		}
-		text = b.String()
-		out.StructuredContent = ChangeResult{Diff: res.Diff, RequestID: r.requestID, Checkpoint: r.checkpoint}
-	}
-	out.Content = []sdk.Content{&sdk.TextContent{Text: text}}
-	return out
 }

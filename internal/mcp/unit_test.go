@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -19,7 +20,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/tool/tooltest"
 	"github.com/tether-dev/tether/protocol"
+	"github.com/tether-dev/tether/tools"
 )
 
 // Calls close together are one request; a pause longer than the gap, with
@@ -27,11 +30,11 @@ import (
 func TestRequestIDsQuietGap(t *testing.T) {
 	now := time.Unix(1000, 0)
 	n := 0
-	r := &requestIDs{gap: time.Minute, now: func() time.Time { return now }, newID: func() string { n++; return string(rune('a' + n - 1)) }}
+	r := &requestIDs{turns: tool.NewTurns(time.Minute, func() time.Time { return now }, func() string { n++; return string(rune('a' + n - 1)) })}
 	step := func(d time.Duration) { now = now.Add(d) }
 
 	first := r.begin()
-	r.end()
+	r.end(first)
 	step(59 * time.Second)
 	if id := r.begin(); id != first {
 		t.Errorf("a call within the gap got %s, want %s", id, first)
@@ -42,14 +45,14 @@ func TestRequestIDsQuietGap(t *testing.T) {
 	if id := r.begin(); id != first {
 		t.Errorf("an overlapping call got %s, want %s", id, first)
 	}
-	r.end()
-	r.end()
+	r.end(first)
+	r.end(first)
 	step(61 * time.Second)
 	second := r.begin()
 	if second == first {
 		t.Errorf("a call after a pause longer than the gap kept request %s", first)
 	}
-	r.end()
+	r.end(second)
 	if id := r.begin(); id != second {
 		t.Errorf("the next call got %s, want %s", id, second)
 	}
@@ -231,31 +234,51 @@ func TestParkedCallsExpire(t *testing.T) {
 // The approval prompt shows what the editor shows and offers the four
 // answers; the answers map back, and the ways of not answering are errors
 // that say how to allow the step.
+// testHost is a host whose questions go to the client by elicitation, on
+// a clock that moves only when the fake client takes its time.
+func testHost(clock *fakeClock) *host {
+	return &host{s: &server{o: Options{Approvals: RouteElicitation, InstantDecline: DefaultInstantDecline}, log: slog.New(slog.DiscardHandler), clock: clock.now}}
+}
+
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
 func TestApprove(t *testing.T) {
 	req := protocol.ApprovalRequestParams{Tool: "shell", Title: "Run make", Kind: protocol.ApprovalShell, Command: "make test && rm -rf build", AlwaysScope: "running make"}
+	slow := 3 * time.Second // a person reading the question
 	for _, tc := range []struct {
 		name    string
 		caps    *sdk.ClientCapabilities
 		result  *sdk.ElicitResult
+		took    time.Duration
 		want    protocol.Answer
-		wantErr string
+		wantErr []string
 	}{
-		{"yes", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, protocol.AnswerYes, ""},
-		{"always", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "always"}}, protocol.AnswerAlways, ""},
-		{"skip", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "skip"}}, protocol.AnswerSkip, ""},
-		{"no", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "no"}}, protocol.AnswerNo, ""},
-		{"accept without answer", formCaps, &sdk.ElicitResult{Action: "accept"}, "", "without an answer"},
-		{"decline", formCaps, &sdk.ElicitResult{Action: "decline"}, "", "declined"},
-		{"cancel", formCaps, &sdk.ElicitResult{Action: "cancel"}, "", "dismissed"},
-		{"url elicitation only", &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{URL: &sdk.URLElicitationCapabilities{}}}, nil, "", "offers no form elicitation"},
-		{"no elicitation", &sdk.ClientCapabilities{}, nil, "", "offers no form elicitation"},
+		{"yes", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, 0, protocol.AnswerYes, nil},
+		{"always", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "always"}}, slow, protocol.AnswerAlways, nil},
+		{"skip", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "skip"}}, slow, protocol.AnswerSkip, nil},
+		{"no", formCaps, &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "no"}}, slow, protocol.AnswerNo, nil},
+		{"accept without answer", formCaps, &sdk.ElicitResult{Action: "accept"}, slow, "", []string{"without an answer", "tether allow"}},
+		{"declined by the user", formCaps, &sdk.ElicitResult{Action: "decline"}, slow, protocol.AnswerNo, nil},
+		{"dismissed by the user", formCaps, &sdk.ElicitResult{Action: "cancel"}, slow, protocol.AnswerSkip, nil},
+		{"declined unseen", formCaps, &sdk.ElicitResult{Action: "decline"}, 3 * time.Millisecond, "", []string{"the client declined without showing the question: answer it in the editor or in `tether approvals`", "3ms"}},
+		{"dismissed unseen", formCaps, &sdk.ElicitResult{Action: "cancel"}, 0, "", []string{"declined without showing the question"}},
+		{"url elicitation only", &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{URL: &sdk.URLElicitationCapabilities{}}}, nil, 0, "", []string{"offers no form elicitation", "tether allow"}},
+		{"no elicitation", &sdk.ClientCapabilities{}, nil, 0, "", []string{"offers no form elicitation", "tether allow"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &fakeAsker{c: tc.caps, elicitResult: tc.result}
-			got, err := host{}.Approve(withAsker(context.Background(), a), req)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "tether allow") {
-					t.Fatalf("err %v, want one with %q and advice", err, tc.wantErr)
+			clock := &fakeClock{t: time.Unix(1000, 0)}
+			a := &fakeAsker{c: tc.caps, elicitResult: tc.result, clock: clock, takes: tc.took}
+			got, err := testHost(clock).Approve(withAsker(context.Background(), a), req)
+			if tc.wantErr != nil {
+				if err == nil {
+					t.Fatalf("answer %+v, want an error", got)
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("err %v, want one with %q", err, w)
+					}
 				}
 				return
 			}
@@ -263,56 +286,101 @@ func TestApprove(t *testing.T) {
 				t.Fatalf("answer %v, %v; want %s", got, err, tc.want)
 			}
 			p := a.elicited
-			if !strings.Contains(p.Message, "make test && rm -rf build") || !strings.Contains(p.Message, "running make") {
-				t.Errorf("the prompt does not show the full command and the scope: %q", p.Message)
+			if !strings.Contains(p.Message, "make test && rm -rf build") {
+				t.Errorf("the prompt does not show the full command: %q", p.Message)
 			}
 			schema, _ := json.Marshal(p.RequestedSchema)
-			for _, w := range []string{`"enum":["yes","always","skip","no"]`, `"required":["answer"]`} {
+			for _, w := range []string{`"enum":["yes","always","skip","no"]`, `"required":["answer"]`, `"Always: running make"`} {
 				if !strings.Contains(string(schema), w) {
 					t.Errorf("schema %s lacks %s", schema, w)
 				}
 			}
 		})
 	}
-	if got := approvalMessage(protocol.ApprovalRequestParams{Tool: "web_fetch", Title: "Fetch", Kind: protocol.ApprovalFetch, Host: "example.com", AlwaysScope: "example.com"}); !strings.Contains(got, "host: example.com") {
+	if got := approvalMessage(protocol.ApprovalRequestParams{Tool: "web_fetch", Title: "Fetch", Kind: protocol.ApprovalFetch, Host: "example.com", AlwaysScope: "example.com"}); !strings.Contains(got, "Host: ` example.com `") {
 		t.Errorf("a fetch prompt does not name the host: %q", got)
+	}
+}
+
+// A command outside the sandbox, or with network access after web
+// content, offers no "always": the form's answers leave it out, and the
+// message says why the step is asked.
+func TestApproveWithoutAlways(t *testing.T) {
+	off := false
+	req := protocol.ApprovalRequestParams{Tool: "shell", Title: "List the containers (run docker ps outside the sandbox): docker ps", Kind: protocol.ApprovalShell, Command: "docker ps", Sandbox: &off, Description: "List the containers"}
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	a := &fakeAsker{c: formCaps, elicitResult: &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, clock: clock, takes: 3 * time.Second}
+	if got, err := testHost(clock).Approve(withAsker(context.Background(), a), req); err != nil || got.Answer != protocol.AnswerYes {
+		t.Fatalf("answer %v, %v", got, err)
+	}
+	schema, _ := json.Marshal(a.elicited.RequestedSchema)
+	if !strings.Contains(string(schema), `"enum":["yes","skip","no"]`) || strings.Contains(string(schema), "always") {
+		t.Errorf("the form offers always: %s", schema)
+	}
+	for _, w := range []string{"outside the sandbox: it runs with all of the user's rights", "List the containers", "asked every time"} {
+		if !strings.Contains(a.elicited.Message, w) {
+			t.Errorf("the message lacks %q: %q", w, a.elicited.Message)
+		}
+	}
+	net := protocol.ApprovalRequestParams{Tool: "shell", Title: "Run curl with network access", Kind: protocol.ApprovalShell, Command: "curl x.test", Network: true, Untrusted: []string{"https://a.test/page"}}
+	if msg := approvalMessage(net); !strings.Contains(msg, "with network access") || !strings.Contains(msg, "read content from outside first") || !strings.Contains(msg, "a\\.test/page") {
+		t.Errorf("a network prompt after web content: %q", msg)
 	}
 }
 
 func TestAsk(t *testing.T) {
 	q := protocol.UserAskParams{Question: "Which?", Options: []string{"a", "b"}, AllowFreeText: true}
 	for _, tc := range []struct {
-		name   string
-		result *sdk.ElicitResult
-		want   protocol.UserAskResult
+		name    string
+		result  *sdk.ElicitResult
+		took    time.Duration
+		want    protocol.UserAskResult
+		wantErr string
 	}{
-		{"option", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "b"}}, protocol.UserAskResult{Answer: "b"}},
-		{"own words", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "a", "own": " c "}}, protocol.UserAskResult{Answer: "c"}},
-		{"not an option", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "z"}}, protocol.UserAskResult{Cancelled: true}},
-		{"declined", &sdk.ElicitResult{Action: "decline"}, protocol.UserAskResult{Cancelled: true}},
+		{"option", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "b"}}, 0, protocol.UserAskResult{Answer: "b"}, ""},
+		{"own words", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "a", "own": " c "}}, 0, protocol.UserAskResult{Answer: "c"}, ""},
+		{"not an option", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "z"}}, 0, protocol.UserAskResult{Cancelled: true}, ""},
+		{"declined", &sdk.ElicitResult{Action: "decline"}, 5 * time.Second, protocol.UserAskResult{Cancelled: true}, ""},
+		{"declined unseen", &sdk.ElicitResult{Action: "decline"}, 0, protocol.UserAskResult{}, "without showing the question"},
 	} {
-		got, err := host{}.Ask(withAsker(context.Background(), &fakeAsker{c: formCaps, elicitResult: tc.result}), q)
+		clock := &fakeClock{}
+		got, err := testHost(clock).Ask(withAsker(context.Background(), &fakeAsker{c: formCaps, elicitResult: tc.result, clock: clock, takes: tc.took}), q)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: %+v %v, want an error with %q", tc.name, got, err, tc.wantErr)
+			}
+			continue
+		}
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %+v %v, want %+v", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := (host{}).Ask(withAsker(context.Background(), &fakeAsker{c: &sdk.ClientCapabilities{}}), q); err != tool.ErrNobodyToAsk {
+	if _, err := testHost(&fakeClock{}).Ask(withAsker(context.Background(), &fakeAsker{c: &sdk.ClientCapabilities{}}), q); err != tool.ErrNobodyToAsk {
 		t.Errorf("without elicitation: %v", err)
 	}
 }
 
 var formCaps = &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}}
 
+// fakeAsker answers an elicitation with elicitResult after takes on the
+// fake clock.
 type fakeAsker struct {
 	c            *sdk.ClientCapabilities
 	elicitResult *sdk.ElicitResult
 	elicited     *sdk.ElicitParams
+	clock        *fakeClock
+	takes        time.Duration
 }
 
 func (f *fakeAsker) caps() *sdk.ClientCapabilities { return f.c }
 
+func (f *fakeAsker) client() string { return "Fake Client" }
+
 func (f *fakeAsker) elicit(_ context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	f.elicited = p
+	if f.clock != nil {
+		f.clock.t = f.clock.t.Add(f.takes)
+	}
 	return f.elicitResult, nil
 }
 
@@ -419,5 +487,37 @@ func TestResultLine(t *testing.T) {
 	}
 	if _, ok := resultLine(&jsonrpc.Request{Method: "ping"}); ok {
 		t.Error("a request took the result path")
+	}
+}
+
+// tether mcp makes its environment from its settings as the daemon makes
+// its own from initialize's (its tests check the same).
+func TestMCPMakesTheEnvEveryFrontEndMakes(t *testing.T) {
+	isolate(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := tooltest.EverySetting(exe)
+	s, err := newServer(Options{Registry: tools.Builtin(), Workspaces: []string{t.TempDir()}, Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	env, _, err := s.env(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooltest.CheckEnv(t, env, set)
+	if env.Jobs == nil || env.Jobs != s.jobs {
+		t.Error("the env does not run background jobs in the session's job manager")
+	}
+}
+
+func TestMCPRefusesMalformedSettings(t *testing.T) {
+	isolate(t)
+	_, err := newServer(Options{Registry: tools.Builtin(), Workspaces: []string{t.TempDir()}, Settings: protocol.Settings{ComposeMaxCalls: -1}})
+	if err == nil || !strings.Contains(err.Error(), "settings.composeMaxCalls is -1") {
+		t.Fatalf("error %v, want one naming settings.composeMaxCalls", err)
 	}
 }

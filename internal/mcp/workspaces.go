@@ -36,13 +36,13 @@ type workspaces struct {
 	stores map[string]*stores.Stores
 }
 
-func newWorkspaces(folders []string, log *slog.Logger) (*workspaces, error) {
+func newWorkspaces(folders []string, set *tool.Settings, log *slog.Logger) (*workspaces, error) {
 	w := &workspaces{log: log, fixed: len(folders) > 0, ready: make(chan struct{}), stores: map[string]*stores.Stores{}}
 	close(w.ready)
 	if len(folders) == 0 {
 		folders = []string{"."}
 	}
-	ws, err := workspace.New(folders...)
+	ws, err := tool.OpenWorkspace(folders, set)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (s *server) followRoots(ss *sdk.ServerSession) {
 			s.ws.settle(gen, nil)
 			return
 		}
-		s.ws.settle(gen, rootsWorkspace(res.Roots, s.log))
+		s.ws.settle(gen, rootsWorkspace(res.Roots, &s.settings, s.log))
 	}()
 }
 
@@ -107,7 +107,7 @@ func (w *workspaces) settle(gen int, ws *workspace.Workspace) {
 
 // rootsWorkspace turns the client's roots into a workspace; roots that
 // are not local folders are skipped. Nil when none is usable.
-func rootsWorkspace(roots []*sdk.Root, log *slog.Logger) *workspace.Workspace {
+func rootsWorkspace(roots []*sdk.Root, set *tool.Settings, log *slog.Logger) *workspace.Workspace {
 	var paths []string
 	for _, r := range roots {
 		if r == nil {
@@ -130,7 +130,7 @@ func rootsWorkspace(roots []*sdk.Root, log *slog.Logger) *workspace.Workspace {
 		}
 		return nil
 	}
-	ws, err := workspace.New(paths...)
+	ws, err := tool.OpenWorkspace(paths, set)
 	if err != nil {
 		log.Warn("the client's roots do not make a workspace; keeping the workspace", "err", err)
 		return nil
@@ -196,21 +196,23 @@ func (s *server) env(ctx context.Context, ss *sdk.ServerSession) (*tool.Env, *st
 	st := w.stores[root]
 	if st == nil {
 		var err error
-		if st, err = tool.OpenStores(root, stores.Options{Log: s.log, Roots: w.current.Paths()}); err != nil {
+		if st, err = tool.OpenStores(w.current, &s.settings, s.log, false); err != nil {
 			return nil, nil, err
 		}
 		w.stores[root] = st
 	}
-	env := &tool.Env{
+	// The requests' marks and the job manager belong to the session, not
+	// to one workspace: they carry over when the client's roots change.
+	env := tool.NewEnv(tool.EnvConfig{
 		Workspace:    w.current,
-		Host:         host{},
+		Host:         &host{s: s, root: root},
 		Log:          s.log,
-		Capabilities: clientCaps(ss),
+		Capabilities: s.clientCaps(ss),
 		Settings:     s.settings,
+		Stores:       st,
 		Requests:     s.marks,
-	}
-	env.Attach(st)
-	env.Jobs = s.jobs
+		Jobs:         s.jobs,
+	})
 	w.env = env
 	return env, st, nil
 }

@@ -34,6 +34,9 @@ type Action struct {
 	// Sensitive is set when a path is configuration that must always be
 	// shown to the user (see Sensitive).
 	Sensitive bool
+	// Memory is set when the call writes project memory: a change, but
+	// not a file edit, so acceptEdits does not exempt it.
+	Memory bool
 	// Untrusted is set when the call writes what later requests read back
 	// as their own notes (project memory) in a request that has read
 	// content from outside (the web): such a write asks in every mode, even
@@ -79,7 +82,7 @@ func Decide(mode protocol.Mode, a Action) (Decision, string) {
 		}
 		return Allow, ""
 	}
-	if mode == protocol.ModeAcceptEdits && !a.Outside && !a.Sensitive {
+	if mode == protocol.ModeAcceptEdits && !a.Outside && !a.Sensitive && !a.Memory {
 		return Allow, ""
 	}
 	return Ask, ""
@@ -92,8 +95,8 @@ func Decide(mode protocol.Mode, a Action) (Decision, string) {
 // asks, even where edits are otherwise accepted (acceptEdits). Ordinary
 // build files (Makefile, package.json, build scripts) are the project's
 // code and follow the mode. Names are compared ignoring case, since on
-// many file systems .GIT is .git. README.md lists them; a test keeps the
-// two in step.
+// many file systems .GIT is .git. docs/guarantees.md lists them; a test
+// keeps the two in step.
 var (
 	// SensitiveDirs are folders: anything beneath one, at any depth.
 	SensitiveDirs = []string{

@@ -15,8 +15,8 @@ func TestDecide(t *testing.T) {
 	edit := Action{Tool: "edit_file", Changes: true}
 	editOut := Action{Tool: "edit_file", Changes: true, Outside: true}
 	editSens := Action{Tool: "edit_file", Changes: true, Sensitive: true}
-	memory := Action{Tool: "remember", Changes: true}
-	memoryWeb := Action{Tool: "remember", Changes: true, Untrusted: true}
+	memory := Action{Tool: "remember", Changes: true, Memory: true}
+	memoryWeb := Action{Tool: "remember", Changes: true, Memory: true, Untrusted: true}
 	tests := []struct {
 		mode protocol.Mode
 		a    Action
@@ -33,10 +33,11 @@ func TestDecide(t *testing.T) {
 		{protocol.ModePlan, readOut, Ask},
 		{protocol.ModeBypass, editOut, Allow},
 		{protocol.ModeBypass, editSens, Allow},
-		// A memory write is a medium-risk change in a confined store; after
-		// web content it asks in every mode but plan, which refuses it.
+		// A memory write is a medium-risk change in a confined store, not a
+		// file edit: acceptEdits does not exempt it. After web content it
+		// asks in every mode but plan, which refuses it.
 		{protocol.ModeDefault, memory, Ask},
-		{protocol.ModeAcceptEdits, memory, Allow},
+		{protocol.ModeAcceptEdits, memory, Ask},
 		{protocol.ModeBypass, memory, Allow},
 		{protocol.ModePlan, memory, Deny},
 		{protocol.ModeDefault, memoryWeb, Ask},
@@ -94,17 +95,22 @@ func TestSensitive(t *testing.T) {
 	}
 }
 
-// TestSensitiveListIsDocumented keeps README.md's list of sensitive paths
-// in step with the code.
+// TestSensitiveListIsDocumented keeps docs/guarantees.md's list of
+// sensitive paths in step with the code.
 func TestSensitiveListIsDocumented(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "guarantees.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, section, ok := strings.Cut(string(doc), "\n## Sensitive paths\n")
+	if !ok {
+		t.Fatal("docs/guarantees.md has no Sensitive paths section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
 	for _, list := range [][]string{SensitiveDirs, SensitivePaths, SensitiveFiles} {
 		for _, name := range list {
-			if !strings.Contains(string(readme), "`"+name+"`") {
-				t.Errorf("README.md does not list the sensitive path `%s`", name)
+			if !strings.Contains(section, "`"+name+"`") {
+				t.Errorf("docs/guarantees.md does not list the sensitive path `%s`", name)
 			}
 		}
 	}

@@ -6,8 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/shell/cmdline"
 	"github.com/tether-dev/tether/protocol"
 )
+
+// programsOnly turns program names into invocations without subcommands.
+func programsOnly(names []string) []cmdline.Invocation {
+	var out []cmdline.Invocation
+	for _, n := range names {
+		out = append(out, cmdline.Invocation{Program: n})
+	}
+	return out
+}
 
 func TestRulesSurviveReload(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p", "allow.json")
@@ -60,14 +70,46 @@ func TestRulesScope(t *testing.T) {
 		{"no programs known", shell, nil, false},
 		{"host", protocol.ApprovalRequestParams{Kind: protocol.ApprovalFetch, Host: "EXAMPLE.com"}, nil, true},
 		{"subdomain is another host", protocol.ApprovalRequestParams{Kind: protocol.ApprovalFetch, Host: "evil.example.com"}, nil, false},
-		{"file in folder", protocol.ApprovalRequestParams{Kind: protocol.ApprovalOutside, Path: "/opt/lib/x.h"}, nil, true},
-		{"sibling folder", protocol.ApprovalRequestParams{Kind: protocol.ApprovalOutside, Path: "/opt/library/x.h"}, nil, false},
 		{"edits not allowed", protocol.ApprovalRequestParams{Kind: protocol.ApprovalEdit}, nil, false},
+		// A folder outside is judged by AllowsDir, on its real path.
+		{"outside by path", protocol.ApprovalRequestParams{Kind: protocol.ApprovalOutside, Path: "/opt/lib/x.h"}, nil, false},
 	}
 	for _, tt := range tests {
-		if got := r.Allows(tt.req, tt.programs); got != tt.want {
+		if got := r.Allows(tt.req, programsOnly(tt.programs)); got != tt.want {
 			t.Errorf("%s: Allows = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// "Always" for a folder outside the workspace is that one folder: not its
+// parent, not a sibling that starts with its name, not its subfolders.
+func TestRulesOutsideFolderIsExactlyOne(t *testing.T) {
+	r, _ := LoadRules("")
+	dir := filepath.Join(string(filepath.Separator)+"opt", "lib")
+	must(t, r.Add(Rule{Kind: protocol.ApprovalOutside, Dir: dir}))
+	for d, want := range map[string]bool{
+		dir:                              true,
+		dir + string(filepath.Separator): true,
+		dir + "-evil":                    false,
+		dir + "rary":                     false,
+		filepath.Join(dir, "sub"):        false,
+		filepath.Dir(dir):                false,
+		filepath.Join(dir, "sub", ".."):  true,
+		filepath.Join(dir, "..", "lib2"): false,
+		"":                               false,
+	} {
+		if got := r.AllowsDir(d); got != want {
+			t.Errorf("AllowsDir(%q) = %v, want %v", d, got, want)
+		}
+	}
+	if err := r.Add(Rule{Kind: protocol.ApprovalOutside}); err == nil {
+		t.Error("a folder rule without a folder was saved")
+	}
+	if err := r.Add(Rule{Kind: protocol.ApprovalOutside, Dir: "relative/dir"}); err == nil {
+		t.Error("a folder rule with a relative folder was saved")
+	}
+	if got := (Rule{Kind: protocol.ApprovalOutside, Dir: dir}).String(); !strings.Contains(got, dir) || !strings.Contains(got, "not its subfolders") {
+		t.Errorf("described as %q", got)
 	}
 }
 
@@ -83,5 +125,22 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A rule saved or a reset made by another process is followed: each
+// process of the project (the editor's daemon, tether mcp, tether call)
+// reads allow.json again when it changed.
+func TestRulesFollowOtherProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "allow.json")
+	a, _ := LoadRules(path)
+	b, _ := LoadRules(path)
+	must(t, a.Add(Rule{Kind: protocol.ApprovalOutside, Dir: "/opt/lib"}))
+	if !b.AllowsDir("/opt/lib") {
+		t.Fatal("a rule saved by another process is not followed")
+	}
+	must(t, a.Reset())
+	if b.AllowsDir("/opt/lib") || len(b.List()) != 0 {
+		t.Fatal("a reset by another process is not followed")
 	}
 }

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"os"
-	"slices"
 	"strings"
 )
 
@@ -25,31 +24,52 @@ type FilesQuery struct {
 
 // FilesResult is what a file search found.
 type FilesResult struct {
-	// Paths are sorted, as displayed (relative to Dir when inside it).
+	// Paths are the first of the sorted list of every match, as displayed
+	// (relative to Dir when inside it).
 	Paths []string
 	Stop  Stop
+	// Total counts every path that matched, Paths and the rest; with
+	// AtLeast set, at least that many matched (the tree was too large to
+	// count).
+	Total   int
+	AtLeast bool
 	// Warnings is ripgrep's complaint about folders it could not read.
 	Warnings string
 }
 
 // FilesArgs is the ripgrep command line for q, without the binary.
-func FilesArgs(q FilesQuery) []string {
-	// No --sort: it makes ripgrep walk on one thread. The walk runs in
-	// parallel and Files sorts what it keeps, at most MaxPaths paths.
+func FilesArgs(q FilesQuery) []string { return filesArgs(q, false) }
+
+// filesArgs is the command line, walking on one thread in sorted order
+// when sorted is set. Otherwise the walk runs in parallel (--sort makes
+// ripgrep walk on one thread) and Files sorts what it keeps.
+func filesArgs(q FilesQuery, sorted bool) []string {
 	// --null: a file name may contain a newline.
 	args := append(baseArgs(), "--files", "--null")
+	if sorted {
+		args = append(args, "--sort", "path")
+	}
 	args = append(args, q.Glob.rgArgs()...)
 	args = append(args, excludeGit...)
 	return append(args, "--", searchRoot(q.Dir, q.Root, q.Glob))
 }
 
+// MaxWalk is how many paths Files reads from ripgrep's parallel walk
+// before it stops counting: past it, the tree is walked again in sorted
+// order and the walk stops at the limit, so a huge tree costs no more
+// than the paths asked for.
+const MaxWalk = 200_000
+
 // Files walks the tree as ripgrep does and keeps the paths the glob
-// allows, stopping ripgrep as soon as MaxPaths paths (or MaxBytes) are
-// collected and one more shows there is more. The paths come back sorted
-// as ripgrep's --sort path would list them: a folder's entries by name,
-// each folder's files where its name falls. When the walk stops at a
-// limit, which of the paths are kept depends on the order the parallel
-// walk found them in.
+// allows: the first MaxPaths of the sorted list of every match (cut
+// further to MaxBytes), and how many matched in all. The order is that of
+// ripgrep's --sort path: a folder's entries by name, each folder's files
+// where its name falls.
+//
+// The walk runs in parallel and to its end, keeping only the first paths
+// in order (memory stays bounded by MaxPaths), so the count is exact. A
+// tree of more than MaxWalk files is walked again in order instead,
+// stopping at the limit; the count is then a lower bound (AtLeast).
 //
 // Errors are those of Grep.
 func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
@@ -57,34 +77,68 @@ func Files(ctx context.Context, q FilesQuery) (FilesResult, error) {
 	if root == "" {
 		root = "."
 	}
-	var res FilesResult
-	size := 0
 	match := !q.Glob.byRg()
+	allows := func(p string) bool { return !match || q.Glob.Allows(relTo(root, p)) }
+
+	var res FilesResult
+	first := newFirstN(q.MaxPaths, comparePaths, func(string) int { return 1 })
+	walked := 0
 	each := func(rec []byte) bool {
-		p := displayPath(string(rec))
-		if match && !q.Glob.Allows(relTo(root, p)) {
-			return true
-		}
-		if len(res.Paths) >= q.MaxPaths {
-			res.Stop = AtLimit
+		if walked++; walked > MaxWalk {
 			return false
 		}
-		if size+len(p)+1 > q.MaxBytes {
-			res.Stop = AtBudget
-			return false
+		if p := displayPath(string(rec)); allows(p) {
+			res.Total++
+			first.add(p)
 		}
-		res.Paths = append(res.Paths, p)
-		size += len(p) + 1
 		return true
 	}
-	o, err := stream(ctx, q.Rg, q.Dir, FilesArgs(q), 0, maxPathBytes, each)
+	o, err := stream(ctx, q.Rg, q.Dir, filesArgs(q, false), 0, maxPathBytes, each)
 	if err != nil {
 		return FilesResult{}, err
 	}
-	slices.SortFunc(res.Paths, comparePaths)
+	var paths []string
+	if o.stopped {
+		// Too many files to count: walk in order and stop at the limit.
+		res.AtLeast = true
+		paths = nil
+		each := func(rec []byte) bool {
+			p := displayPath(string(rec))
+			if !allows(p) {
+				return true
+			}
+			if len(paths) == q.MaxPaths {
+				res.Total = max(res.Total, len(paths)+1)
+				return false
+			}
+			paths = append(paths, p)
+			return true
+		}
+		if o, err = stream(ctx, q.Rg, q.Dir, filesArgs(q, true), 0, maxPathBytes, each); err != nil {
+			return FilesResult{}, err
+		}
+		res.Total = max(res.Total, len(paths))
+	} else {
+		paths = first.sorted()
+		if len(paths) > q.MaxPaths {
+			paths = paths[:q.MaxPaths]
+		}
+	}
+	if len(paths) < res.Total {
+		res.Stop = AtLimit
+	}
+	size := 0
+	for i, p := range paths {
+		if size+len(p)+1 > q.MaxBytes {
+			paths, res.Stop = paths[:i], AtBudget
+			break
+		}
+		size += len(p) + 1
+	}
+	res.Paths = paths
 	switch {
 	case o.stopped, o.code == 0, o.code == 1:
-	case o.code == 2 && len(res.Paths) > 0:
+	case o.code == 2 && res.Total > 0:
 		res.Warnings = trimStderr(o.stderr)
 	case o.code == 2 && noFilesSearched(o.stderr):
 	default:

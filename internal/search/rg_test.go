@@ -2,9 +2,11 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -143,11 +145,10 @@ func TestFilesLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Which two depends on the parallel walk; they come sorted.
+	// The first two of the sorted list, and the count of all.
 	all := files(t, dir, "", "")
-	if res.Stop != AtLimit || len(res.Paths) != 2 || comparePaths(res.Paths[0], res.Paths[1]) >= 0 ||
-		!slices.Contains(all, res.Paths[0]) || !slices.Contains(all, res.Paths[1]) {
-		t.Fatalf("%+v", res)
+	if res.Stop != AtLimit || !slices.Equal(res.Paths, all[:2]) || res.Total != len(all) || res.AtLeast {
+		t.Fatalf("%+v, want the first two of %q", res, all)
 	}
 	// Exactly as many as the limit is complete, not truncated.
 	res, err = Files(context.Background(), FilesQuery{Rg: needRg(t), Dir: dir, Glob: mustGlob(t, "*.go"), MaxPaths: 3, MaxBytes: 1 << 20})
@@ -238,13 +239,13 @@ func TestGrepContextAndSeparators(t *testing.T) {
 		"a.txt":           "hit\n2\n",
 		"c:-odd-name.txt": "x\nhit\n",
 	})
-	got := grep(t, GrepQuery{Dir: dir, Pattern: "hit", Context: 1})
+	got := grep(t, GrepQuery{Dir: dir, Pattern: "hit", Before: 1, After: 1})
 	want := "a.txt:1:hit\na.txt-2-2\n--\nb.txt-1-1\nb.txt:2:hit\nb.txt-3-3\n--\nb.txt-6-6\nb.txt:7:hit\nb.txt-8-8\n--\nc:-odd-name.txt-1-x\nc:-odd-name.txt:2:hit\n"
 	if got.Text != want || got.Lines != 10 {
 		t.Fatalf("got (%d lines)\n%s\nwant\n%s", got.Lines, got.Text, want)
 	}
 	// Context lines count toward the limit.
-	got = grep(t, GrepQuery{Dir: dir, Root: "b.txt", Pattern: "hit", Context: 1, MaxLines: 4})
+	got = grep(t, GrepQuery{Dir: dir, Root: "b.txt", Pattern: "hit", Before: 1, After: 1, MaxLines: 4})
 	if got.Stop != AtLimit || got.Text != "b.txt-1-1\nb.txt:2:hit\nb.txt-3-3\n--\nb.txt-6-6\n" {
 		t.Fatalf("got %v %q", got.Stop, got.Text)
 	}
@@ -286,5 +287,46 @@ func TestGrepNoMatchesIsNotAnError(t *testing.T) {
 		if got := grep(t, q); got.Text != "" || got.Stop != Complete {
 			t.Errorf("glob %q: %+v", glob, got)
 		}
+	}
+}
+
+// Past MaxScan units the answer is read again in path order: the page is
+// still the right one, and the total a lower bound. A page far into the
+// answer is read in path order too, keeping only the page.
+func TestGrepPagesLargeAnswers(t *testing.T) {
+	n := max(MaxScan, maxKeep) // lines per file: three are more than either bound
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		sb.WriteString("hit " + strconv.Itoa(i) + "\n")
+	}
+	dir := tree(t, map[string]string{"c.txt": sb.String(), "a.txt": sb.String(), "b.txt": sb.String()})
+	got := grep(t, GrepQuery{Dir: dir, Pattern: "hit", MaxLines: 2})
+	if got.Text != "a.txt:1:hit 1\na.txt:2:hit 2\n" || got.Stop != AtLimit || !got.AtLeast || got.Total < MaxScan {
+		t.Fatalf("first page: %+v", got)
+	}
+	got = grep(t, GrepQuery{Dir: dir, Pattern: "hit", MaxLines: 2, Offset: 2*n + 9})
+	if got.Text != "c.txt:10:hit 10\nc.txt:11:hit 11\n" || got.Stop != AtLimit {
+		t.Fatalf("far page: %+v", got)
+	}
+	// The last page of an ordered read knows the total.
+	got = grep(t, GrepQuery{Dir: dir, Pattern: "hit", MaxLines: 5, Offset: 3*n - 1})
+	if want := fmt.Sprintf("c.txt:%d:hit %d\n", n, n); got.Text != want || got.Stop != Complete || got.AtLeast || got.Total != 3*n {
+		t.Fatalf("last page: %+v", got)
+	}
+}
+
+func TestGrepModes(t *testing.T) {
+	dir := tree(t, map[string]string{"b.txt": "hit\nhit\n", "a.txt": "hit\n", "c.txt": "miss\n", "d/e.txt": "hit\n"})
+	got := grep(t, GrepQuery{Dir: dir, Pattern: "hit", Mode: FilesWithMatches})
+	if got.Text != "a.txt\nb.txt\nd/e.txt\n" || got.Total != 3 || got.Stop != Complete {
+		t.Errorf("files: %+v", got)
+	}
+	got = grep(t, GrepQuery{Dir: dir, Pattern: "hit", Mode: Counts, MaxLines: 2})
+	if got.Text != "a.txt:1\nb.txt:2\n" || got.Total != 3 || got.Matches != 4 || got.Files != 3 || got.Stop != AtLimit {
+		t.Errorf("counts: %+v", got)
+	}
+	got = grep(t, GrepQuery{Dir: dir, Root: "b.txt", Pattern: "hit", Mode: Counts})
+	if got.Text != "b.txt:2\n" {
+		t.Errorf("count of one file: %+v", got)
 	}
 }

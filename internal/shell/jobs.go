@@ -43,6 +43,9 @@ type Jobs struct {
 	next   int
 	closed bool
 	wg     sync.WaitGroup
+
+	// warm holds the sandboxes started ahead of their commands.
+	warm warmPool
 }
 
 // OpenJobs opens a job manager whose logs live under JobsRoot. It first
@@ -262,6 +265,7 @@ func (m *Jobs) Close() error {
 	m.mu.Unlock()
 	m.stop(ErrClosing)
 	m.wg.Wait()
+	m.closeWarm()
 	// Every command has been stopped by ancestry; whatever the cgroup
 	// still holds goes with it, and so does anything that escaped a sweep:
 	// an orphan handed to this process, a process with this daemon's marker.

@@ -27,7 +27,10 @@ func shellArgs(command string) []string { return []string{"-c", command} }
 // still keeps a command from reading the terminal the daemon was started
 // from: a read stops it (SIGTTIN) instead of taking the user's keys.
 func startTree(cmd *exec.Cmd, spec Spec) (*exec.Cmd, tree, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{} // a sandbox may have asked for namespaces
+	}
+	cmd.SysProcAttr.Setpgid = true
 	setParentDeathSignal(cmd.SysProcAttr)
 	return startInTree(cmd, spec)
 }

@@ -188,3 +188,7 @@ func ThisPlatform() Platform {
 
 // sweepAdopted has nothing to do: no orphan is ever handed to the daemon here.
 func sweepAdopted() {}
+
+// signalName names a signal; on Windows only the sandbox's report would
+// carry one, and Windows has no sandbox.
+func signalName(s syscall.Signal) string { return s.String() }

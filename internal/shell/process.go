@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/internal/children"
+	"github.com/tether-dev/tether/internal/sandbox"
 )
 
 // markerVar is the environment variable that tags every process a command
@@ -58,6 +60,14 @@ type Spec struct {
 	// environment.
 	Detaches bool
 
+	// Sandbox, when set, confines the command (see package sandbox); its
+	// level may be none. Nil runs it as it is.
+	Sandbox *sandbox.Spec
+	// Overlays are the workspace folders this command alone sees through
+	// an overlay, each with its own upper and work folders: what it
+	// writes there lands in the upper folder (the full level only).
+	Overlays []sandbox.Folder
+
 	// jobs is the manager the command runs under, if any: its cgroup and
 	// its record of running process groups.
 	jobs *Jobs
@@ -93,6 +103,16 @@ type Outcome struct {
 	// OutputHeld is set when some process the runner could not find kept
 	// the output open after the command ended; reading was abandoned.
 	OutputHeld bool
+	// Sandbox is the level the command ran at (none when it was not
+	// confined), and LandlockABI the Landlock ABI its confinement used.
+	Sandbox     sandbox.Level
+	LandlockABI int
+	// SandboxError says why a confined command could not be started after
+	// its sandbox was set up (the shell missing inside it).
+	SandboxError string
+	// GitRestored lists the git hooks and configuration a confined command
+	// changed, which were put back (see package sandbox).
+	GitRestored []string
 }
 
 // Process is a started command.
@@ -107,6 +127,11 @@ type Process struct {
 	// tree is what the platform keeps to find and stop every process of
 	// the command (a Job Object on Windows).
 	tree tree
+	// launch is the command's sandbox, nil when it runs unconfined.
+	launch *sandbox.Launch
+	// ended, when set, runs once the command has ended and Wait reported
+	// it.
+	ended func()
 }
 
 // ErrUnsupported is returned where commands cannot be supervised.
@@ -133,27 +158,69 @@ func Start(spec Spec, sink io.Writer) (*Process, error) {
 		spec.Marker = NewMarker()
 	}
 	prepareTree()
+	if p, ok := spec.jobs.startWarm(spec, sink); ok {
+		return p, nil
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the output pipe: %w", err)
 	}
 	cmd := exec.Command(spec.Shell, shellArgs(spec.Command)...)
 	cmd.Dir = spec.Dir
-	cmd.Env = append(append(append(os.Environ(), noPrompts...), spec.Env...), markerVar+"="+spec.Marker)
+	cmd.Env = commandEnv(spec)
 	// Handing the pipe's write end to both streams as an *os.File makes
 	// exec pass the descriptor straight through, with no copying goroutine
 	// of its own: Wait then returns when the shell exits, even while
 	// something it left behind still holds the pipe.
 	cmd.Stdout, cmd.Stderr = w, w
 	started := time.Now()
+	var launch *sandbox.Launch
+	if spec.Sandbox != nil {
+		if launch, err = spec.Sandbox.Wrap(cmd, spec.Overlays...); err != nil {
+			w.Close()
+			r.Close()
+			return nil, err
+		}
+	}
 	cmd, t, err := startTree(cmd, spec)
 	w.Close()
 	if err != nil {
 		r.Close()
+		launch.Close()
 		return nil, startError(spec, err)
 	}
+	if err := launch.Started(); err != nil {
+		// Nothing of the command ran; the sandbox's first process is
+		// ending (or stuck in its set-up) and is reaped here.
+		reap(cmd, t, launch)
+		r.Close()
+		return nil, err
+	}
+	return newProcess(spec, cmd, t, launch, r, started, sink), nil
+}
+
+// commandEnv is a command's environment: the daemon's, the variables that
+// keep prompters from waiting, the spec's own, and its marker.
+func commandEnv(spec Spec) []string {
+	return append(append(append(os.Environ(), noPrompts...), spec.Env...), markerVar+"="+spec.Marker)
+}
+
+// reap ends a started process that runs nothing of a command (a sandbox
+// whose set-up failed, or one started ahead and not needed) and waits
+// for it.
+func reap(cmd *exec.Cmd, t tree, launch *sandbox.Launch) {
+	launch.Close()
+	signalGroup(cmd.Process.Pid, syscall.SIGKILL)
+	_ = cmd.Wait()
+	children.Done(cmd.Process.Pid)
+	t.release()
+}
+
+// newProcess supervises a started command: it copies the output from r to
+// sink and waits for the process.
+func newProcess(spec Spec, cmd *exec.Cmd, t tree, launch *sandbox.Launch, r *os.File, started time.Time, sink io.Writer) *Process {
 	p := &Process{
-		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, started: started, out: r, tree: t,
+		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, started: started, out: r, tree: t, launch: launch,
 		waited: make(chan struct{}), copied: make(chan struct{}),
 	}
 	markLive(spec.Marker, +1)
@@ -170,7 +237,7 @@ func Start(spec Spec, sink io.Writer) (*Process, error) {
 		_ = cmd.Wait()
 		children.Done(cmd.Process.Pid)
 	}()
-	return p, nil
+	return p
 }
 
 // Pid is the shell's process id, which is also its process group id.
@@ -215,9 +282,28 @@ func (p *Process) Wait(ctx context.Context) Outcome {
 	out.OutputHeld = held
 	out.Elapsed = time.Since(p.started)
 	out.ExitCode, out.Signal = exitStatus(p.cmd.ProcessState)
+	if p.launch != nil {
+		out.Sandbox, out.LandlockABI = p.launch.Level(), p.launch.LandlockABI()
+		e := p.launch.Finish()
+		if e.Known {
+			out.ExitCode, out.Signal = e.ExitCode, ""
+			if e.Signal != 0 {
+				out.ExitCode, out.Signal = -1, signalName(syscall.Signal(e.Signal))
+			}
+			out.Leftovers += e.Leftovers
+		} else if e.Error != "" {
+			out.SandboxError = e.Error
+		}
+		out.GitRestored = e.Restored
+	} else {
+		out.Sandbox = sandbox.LevelNone
+	}
 	markLive(p.spec.Marker, -1)
 	p.spec.jobs.noteGroup(p, false)
 	p.tree.release()
+	if p.ended != nil {
+		p.ended()
+	}
 	return out
 }
 

@@ -75,7 +75,7 @@ func startInTree(cmd *exec.Cmd, spec Spec) (*exec.Cmd, tree, error) {
 	if err == nil {
 		return cmd, tree{}, nil
 	}
-	retry := &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdout: cmd.Stdout, Stderr: cmd.Stderr, SysProcAttr: &plain}
+	retry := &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdout: cmd.Stdout, Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: &plain}
 	if rerr := start(retry); rerr != nil {
 		return retry, tree{}, rerr // not the cgroup's fault: a missing shell or folder
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/fsatomic"
 	"github.com/tether-dev/tether/internal/memory"
+	"github.com/tether-dev/tether/internal/overlay"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/project"
 	"github.com/tether-dev/tether/internal/shell"
@@ -77,6 +78,11 @@ func Open(root string, o Options) (*Stores, error) {
 		s.Rules, _ = permission.LoadRules("")
 	}
 	s.sweepTemps(root, log)
+	// The layers of commands a stopped Tether was running or taking in go;
+	// what it was taking in is told by the checkpoint (reportInterrupted).
+	if err := overlay.Sweep(project.StateDir(root)); err != nil {
+		log.Warn("removing the overlay layers a stopped Tether left", "err", err)
+	}
 	if o.Jobs {
 		if s.Jobs, err = shell.OpenJobs(); err != nil {
 			log.Warn("background jobs are unavailable", "err", err)
@@ -87,7 +93,8 @@ func Open(root string, o Options) (*Stores, error) {
 
 // sweepTemps clears the temporary files a Tether killed mid-write left
 // beside the files recent requests changed, so that a crash leaves no
-// stray file in the user's workspace. Only those files are looked at:
+// stray file in the user's workspace, and reports a command's change set
+// that a Tether killed while applying it left interrupted. Only those files are looked at:
 // the cost follows what Tether touched, never the workspace's size.
 func (s *Stores) sweepTemps(root string, log *slog.Logger) {
 	cps, err := s.Undo.List()
@@ -96,6 +103,10 @@ func (s *Stores) sweepTemps(root string, log *slog.Logger) {
 	}
 	seen := map[string]bool{}
 	for _, cp := range cps {
+		if cp.Interrupted != "" && !cp.Undone {
+			log.Warn("a command's changes were being applied when Tether stopped; undo puts back what was applied",
+				"checkpoint", cp.ID, "request", cp.RequestID, "note", cp.Interrupted)
+		}
 		for _, f := range cp.Files {
 			if !filepath.IsAbs(f) {
 				f = filepath.Join(root, filepath.FromSlash(f))

@@ -1,11 +1,15 @@
 package stores
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/project"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -88,5 +92,37 @@ func TestOpenSweepsTempsOfInterruptedWrites(t *testing.T) {
 	defer again.Close()
 	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 		t.Fatal("the leftover temporary file is still there")
+	}
+}
+
+// The next start after a Tether died taking a command's changes in tells
+// it, and removes the layers it left.
+func TestOpenReportsAnInterruptedSetAndSweepsLayers(t *testing.T) {
+	root := isolate(t)
+	st, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Undo.SaveSet("r1", []string{filepath.Join(root, "a.txt")}, "the changes of `make`"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	stale := filepath.Join(project.StateDir(root), "layers", "20260101-000000-0123abcd")
+	if err := os.MkdirAll(filepath.Join(stale, "0", "upper"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	st, err = Open(root, Options{Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if !strings.Contains(logged.String(), "were being applied when Tether stopped") || !strings.Contains(logged.String(), "the changes of `make`") {
+		t.Errorf("the interrupted set is not reported:\n%s", logged.String())
+	}
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat(stale); !os.IsNotExist(err) {
+			t.Errorf("the stale layers are still there: %v", err)
+		}
 	}
 }

@@ -1,12 +1,9 @@
 package tool
 
 import (
-	"encoding"
 	"encoding/json"
 	"math"
-	"reflect"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tether-dev/tether/internal/jsonscan"
@@ -384,93 +381,4 @@ func hasBackslash(b []byte) bool {
 		}
 	}
 	return false
-}
-
-// argFields decodes arguments argCheck accepted straight into their
-// struct: a string member is unquoted in one pass over it, any other
-// member is handed to encoding/json alone. For a file's content that
-// spares encoding/json's own check of the whole text before it decodes.
-type argFields struct {
-	byName map[string]argField
-}
-
-type argField struct {
-	index    int
-	isString bool
-}
-
-var (
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
-
-// compileFields maps t's JSON names to its fields; nil when t is not a
-// struct whose fields decode plainly (embedded structs, ",string", or a
-// type that decodes itself leave it to encoding/json).
-func compileFields(t reflect.Type) *argFields {
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	f := &argFields{byName: map[string]argField{}}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous {
-			return nil
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "-" && opts == "" {
-			continue
-		}
-		if strings.Contains(opts, "string") {
-			return nil
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		pt := reflect.PointerTo(sf.Type)
-		plain := !pt.Implements(jsonUnmarshaler) && !pt.Implements(textUnmarshaler)
-		f.byName[name] = argField{index: i, isString: plain && sf.Type.Kind() == reflect.String}
-	}
-	return f
-}
-
-// decode sets the fields of *dst (a pointer to the struct) from raw,
-// which argCheck accepted, so every member names a field. It reports
-// false when a member did not decode, for the caller to decode the whole
-// the ordinary way and tell what went wrong in encoding/json's words.
-func (f *argFields) decode(raw []byte, dst any) bool {
-	v := reflect.ValueOf(dst).Elem()
-	ok := true
-	jsonscan.Members(raw, func(key, value []byte) {
-		if !ok {
-			return
-		}
-		name := key[1 : len(key)-1]
-		if hasBackslash(name) {
-			decoded, _ := jsonscan.Unquote(key)
-			name = []byte(decoded)
-		}
-		field, known := f.byName[string(name)]
-		if !known {
-			ok = false
-			return
-		}
-		fv := v.Field(field.index)
-		if field.isString {
-			s, good := jsonscan.Unquote(value)
-			if !good {
-				ok = false
-				return
-			}
-			fv.SetString(s)
-			return
-		}
-		if json.Unmarshal(value, fv.Addr().Interface()) != nil {
-			ok = false
-		}
-	})
-	return ok
 }

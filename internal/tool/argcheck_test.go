@@ -116,16 +116,29 @@ type writeArgs struct {
 	Append  bool   `json:"append,omitempty"`
 }
 
-// BenchmarkDecodeWriteArgs decodes 1 MiB of write_file-shaped arguments:
-// once checked in one pass and decoded into the struct (decode), and the
-// way every call went before, decoded into maps for the validator and
-// then into the struct (validator).
-func BenchmarkDecodeWriteArgs(b *testing.B) {
-	tl := New(Def[writeArgs]{Name: "w", Doc: "d"}).(*defTool[writeArgs])
-	tl.init()
+// BenchmarkDecodeArgs decodes a read's arguments and 1 MiB of
+// write_file-shaped ones, three ways: checked in one pass and decoded in
+// one more (decode, what every call does); checked in one pass and
+// decoded by encoding/json (check+json); and the way before either,
+// decoded into maps for the validator and then into the struct
+// (validator).
+func BenchmarkDecodeArgs(b *testing.B) {
 	line := `	fmt.Printf("%d: %q\n", i, "a line of Go")` + "\n"
-	raw, _ := json.Marshal(writeArgs{Path: "big.go", Content: strings.Repeat(line, (1<<20)/len(line))})
-	b.Run("decode", func(b *testing.B) {
+	big, _ := json.Marshal(writeArgs{Path: "big.go", Content: strings.Repeat(line, (1<<20)/len(line))})
+	benchDecode(b, "read", []byte(`{"path":"internal/jsonscan/jsonscan.go","offset":10}`), New(Def[readArgs]{Name: "r", Doc: "d"}).(*defTool[readArgs]))
+	benchDecode(b, "write1MiB", big, New(Def[writeArgs]{Name: "w", Doc: "d"}).(*defTool[writeArgs]))
+}
+
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+func benchDecode[A any](b *testing.B, name string, raw []byte, tl *defTool[A]) {
+	tl.init()
+	tl.resolve()
+	b.Run(name+"/decode", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
 			if _, err := tl.decode(raw); err != nil {
@@ -133,10 +146,19 @@ func BenchmarkDecodeWriteArgs(b *testing.B) {
 			}
 		}
 	})
-	b.Run("validator", func(b *testing.B) {
+	b.Run(name+"/check+json", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
-			var a writeArgs
+			var a A
+			if !tl.check.ok(raw) || json.Unmarshal(raw, &a) != nil {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run(name+"/validator", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			var a A
 			if err := tl.validate(raw); err != nil || json.Unmarshal(raw, &a) != nil {
 				b.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/tether-dev/tether/internal/permission"
+	"github.com/tether-dev/tether/internal/shell/cmdline"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -15,12 +16,15 @@ type Step struct {
 	Request protocol.ApprovalRequestParams
 	// Action is what the permission mode judges.
 	Action permission.Action
-	// Programs are the programs a shell command would run, for rules saved
-	// per program.
-	Programs []string
+	// Runs are the programs a shell command would run, with their
+	// subcommands, for rules saved per program and subcommand.
+	Runs []cmdline.Invocation
 	// Always is the rule an "always" answer saves; nil means "always" only
 	// allows this once.
 	Always *permission.Rule
+	// NoAlways offers no "always" at all (an empty AlwaysScope): the step
+	// is asked every time, and an "always" answer counts as yes.
+	NoAlways bool
 	// Detail, when set, fills in what only a person looking at the step
 	// needs (the texts side by side, the hunks). It runs only when someone
 	// is actually asked, so an allowed step does not pay for it.
@@ -48,19 +52,21 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	switch decision {
 	case permission.Deny:
 		c.refused = true
-		return Verdict{Refusal: Failf("%s", reason)}
+		return Verdict{Refusal: Failf("%s", reason).WithStatus(protocol.StatusRefused)}
 	case permission.Allow:
 		return Verdict{Allowed: true}
 	}
 	// A sensitive path, or a memory write after web content, is shown every
 	// time: no saved rule covers it and "always" saves none.
 	noRule := s.Action.Sensitive || s.Action.Untrusted
-	if !noRule && c.Env.Rules.Allows(s.Request, s.Programs) {
+	if !noRule && !s.NoAlways && c.ruleAllows(s) {
 		return Verdict{Allowed: true}
 	}
 	what := s.Request.Title
 	s.Request.RequestID, s.Request.Tool = c.RequestID, c.Name
-	if s.Request.AlwaysScope == "" {
+	if s.NoAlways {
+		s.Request.AlwaysScope = ""
+	} else if s.Request.AlwaysScope == "" {
 		s.Request.AlwaysScope = "this step only"
 		if s.Always != nil && !noRule {
 			s.Request.AlwaysScope = s.Always.String()
@@ -77,12 +83,12 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 	if err != nil {
 		if errors.Is(err, ErrNobodyToAsk) {
 			c.refused = true
-			return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what)}
+			return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval and nobody can be asked here, so it did not happen. The user can allow it (for example with --yes, or a permission mode that allows it).", what).WithStatus(protocol.StatusRefused)}
 		}
 		if ctx.Err() != nil {
-			return Verdict{Asked: true, Refusal: Failf("%s was cancelled while waiting for the user's approval; nothing was changed", c.Name)}
+			return Verdict{Asked: true, Refusal: Failf("%s was cancelled while waiting for the user's approval; nothing was changed", c.Name).WithStatus(protocol.StatusRefused)}
 		}
-		return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval, which could not be asked (%v), so it did not happen.", what, err)}
+		return Verdict{Asked: true, Refusal: Failf("%s needs the user's approval, which could not be asked (%v), so it did not happen.", what, err).WithStatus(protocol.StatusRefused)}
 	}
 	v := Verdict{Asked: true, Answer: ans}
 	switch ans.Answer {
@@ -90,21 +96,34 @@ func (c *Call) Authorize(ctx context.Context, s Step) Verdict {
 		v.Allowed = true
 	case protocol.AnswerAlways:
 		v.Allowed = true
-		if s.Always != nil && !noRule && c.Env.Rules != nil {
+		if s.NoAlways {
+			v.Answer.Answer = protocol.AnswerYes // nothing was offered to save
+		}
+		if s.Always != nil && !noRule && !s.NoAlways && c.Env.Rules != nil {
 			if err := c.Env.Rules.Add(*s.Always); err != nil {
 				c.Log().Warn("saving an always-allow rule", "rule", s.Always.String(), "err", err)
 			}
 		}
 	case protocol.AnswerSkip:
-		c.refused = true
-		v.Refusal = Failf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", what)
+		c.refused, c.declined = true, true
+		v.Refusal = Failf("The user skipped this step: %s did not happen and nothing was changed. Carry on without it, and do not report it as done.", what).WithStatus(protocol.StatusSkipped)
 	case protocol.AnswerNo:
-		c.refused = true
-		v.Refusal = Failf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", what)
+		c.refused, c.declined = true, true
+		v.Refusal = Failf("The user declined: %s did not happen and nothing was changed. Stop and ask the user how they want to proceed.", what).WithStatus(protocol.StatusDeclined)
 	default:
-		v.Refusal = Failf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what)
+		v.Refusal = Failf("the approval answer %q is not one of yes, always, skip, no, so %s did not happen", ans.Answer, what).WithStatus(protocol.StatusRefused)
 	}
 	return v
+}
+
+// ruleAllows reports whether a saved "always" rule covers the step. A read
+// outside the workspace is judged on the real folder it reads in (the
+// rule "always" would save); everything else on what the user is shown.
+func (c *Call) ruleAllows(s Step) bool {
+	if s.Request.Kind == protocol.ApprovalOutside && s.Always != nil && s.Always.Kind == protocol.ApprovalOutside {
+		return c.Env.Rules.AllowsDir(s.Always.Dir)
+	}
+	return c.Env.Rules.Allows(s.Request, s.Runs)
 }
 
 // noteAsk records, in a preview, the first step the call would ask about,

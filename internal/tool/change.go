@@ -213,13 +213,11 @@ func (c *Call) planDiff(p *Plan) string {
 func (c *Call) action(p *Plan) permission.Action {
 	a := permission.Action{Tool: c.Name, Changes: true}
 	if c.inMemory(p) {
+		a.Memory = true
 		a.Untrusted = len(c.Untrusted()) > 0
 		return a
 	}
-	var roots []string
-	for _, r := range c.Env.Workspace.Roots() {
-		roots = append(roots, r.Path)
-	}
+	roots := append(c.Env.Workspace.Paths(), c.Env.Workspace.WriteRoots()...)
 	for _, ch := range p.Changes {
 		for _, loc := range []workspace.Location{ch.Path, ch.From} {
 			if loc.Real == "" {
@@ -244,10 +242,10 @@ func (c *Call) action(p *Plan) permission.Action {
 // described.
 func (c *Call) Apply(ctx context.Context, p *Plan) (Result, error) {
 	if err := c.checkNewNames(p); err != nil {
-		return Failf("nothing was written: %v", err), nil
+		return Failf("nothing was written: %v", err).WithStatus(protocol.StatusRefused), nil
 	}
 	if err := c.refuseDirty(p); err != nil {
-		return Failf("nothing was written: %v", err), nil
+		return Failf("nothing was written: %v", err).WithStatus(protocol.StatusRefused), nil
 	}
 	if srcs := c.Untrusted(); len(srcs) > 0 && c.inMemory(p) {
 		p.Title += " (this request read content from outside: " + listSources(srcs) + ")"
@@ -353,10 +351,10 @@ func (c *Call) takeAnswer(p *Plan, ans protocol.ApprovalRequestResult) (Result, 
 		hunks := diff.Hunks(ch.Before, ch.After)
 		kept, dropped, err := splitHunks(hunks, ans.Hunks)
 		if err != nil {
-			return Failf("the approval answer was not usable (%v), so nothing was written", err), false
+			return Failf("the approval answer was not usable (%v), so nothing was written", err).WithStatus(protocol.StatusRefused), false
 		}
 		if len(kept) == 0 {
-			return Failf("The user dropped every hunk of this change: %s did not happen and nothing was written. Carry on without it, and do not report it as done.", p.Title), false
+			return Failf("The user dropped every hunk of this change: %s did not happen and nothing was written. Carry on without it, and do not report it as done.", p.Title).WithStatus(protocol.StatusSkipped), false
 		}
 		if len(dropped) == 0 {
 			return Result{}, true
@@ -403,7 +401,7 @@ func (c *Call) checkNewNames(p *Plan) error {
 		if ch.Kind == Move || (ch.Kind == Write && !ch.Existed) {
 			name := c.Env.Workspace.Rel(ch.Path.Abs)
 			if err := workspace.CheckNewName(name); err != nil {
-				return fmt.Errorf("the new name %s holds a control character (a line break, tab, escape or the like), which would garble the diff the user approves; Tether does not create such names. Choose a name without control characters", QuotePath(name))
+				return Refusef("the new name %s holds a control character (a line break, tab, escape or the like), which would garble the diff the user approves; Tether does not create such names. Choose a name without control characters", QuotePath(name))
 			}
 		}
 	}
@@ -416,7 +414,7 @@ func (c *Call) refuseDirty(p *Plan) error {
 	for _, ch := range p.Changes {
 		for _, loc := range []string{ch.Path.Real, ch.From.Real} {
 			if loc != "" && c.Env.Dirty.Has(loc) {
-				return fmt.Errorf("%s has unsaved changes in the editor, and writing it now would conflict with them. Ask the user to save (or revert) it, then read it again", c.Env.Workspace.Rel(loc))
+				return Refusef("%s has unsaved changes in the editor, and writing it now would conflict with them. Ask the user to save (or revert) it, then read it again", c.Env.Workspace.Rel(loc))
 			}
 		}
 	}
@@ -445,12 +443,17 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 	for _, ch := range p.Changes {
 		if err := verifyUnchanged(c.confine, ch); err != nil {
 			unlock()
-			return Failf("nothing was written: %v", err), nil
+			if IsRefusal(err) {
+				return Failf("nothing was written: %v", err).WithStatus(protocol.StatusRefused), nil
+			}
+			name := c.display(ch.Path)
+			return Result{Content: fmt.Sprintf("Tether failed: checking %s before writing it failed because of a fault on this machine, not in your call (%v), so nothing was written. Tell the user.", name, err), IsError: true, Diff: d, Status: protocol.StatusFailed},
+				fmt.Errorf("checking %s before writing it: %w", name, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		unlock()
-		return Failf("cancelled before writing; nothing was changed"), nil
+		return Failf("cancelled before writing; nothing was changed").WithStatus(protocol.StatusRefused), nil
 	}
 	if c.inMemory(p) {
 		written = nil // the editor checks no memory file
@@ -459,14 +462,23 @@ func (c *Call) write(ctx context.Context, p *Plan, d string) (Result, error) {
 	for i, ch := range p.Changes {
 		if err := c.applyOne(ch); err != nil {
 			unlock()
+			// A change before this one may have been written: the status
+			// says the call did not do what it was asked, the message says
+			// what it did.
 			if msg, ok := c.refusal(p, i, err); ok {
-				return Result{Content: msg, IsError: true, Diff: d}, nil
+				return Result{Content: msg, IsError: true, Diff: d, Status: protocol.StatusRefused}, nil
 			}
-			return Result{Content: c.faultReport(p, i, err), IsError: true, Diff: d}, err
+			return Result{Content: c.faultReport(p, i, err), IsError: true, Diff: d, Status: protocol.StatusFailed}, err
+		}
+		if ch.Kind != Delete {
+			// Who wrote it, for another agent's stale-file refusal.
+			if fi, err := os.Stat(ch.Path.Real); err == nil {
+				c.Env.Changes.noteWrite(ch.Path.Real, c, p.Title, fi)
+			}
 		}
 	}
 	unlock()
-	return Result{Content: p.Done + watch.report(ctx), Diff: d, Title: p.Title}, nil
+	return Result{Content: p.Done + watch.report(ctx), Diff: d, Title: p.Title, Status: protocol.StatusWritten}, nil
 }
 
 // faultReport tells the model what a fault while writing change i of p
@@ -477,9 +489,9 @@ func (c *Call) faultReport(p *Plan, i int, err error) string {
 	name := c.display(p.Changes[i].Path)
 	var msg string
 	if fsatomic.Done(err) {
-		msg = fmt.Sprintf("%s was changed as asked, but the disk did not confirm that the change is safely stored (%v): the file holds the new content now, and a power cut could still take it back. The change is in the undo checkpoint.", name, err)
+		msg = fmt.Sprintf("Tether could not finish cleanly: %s was changed as asked, but the disk did not confirm that the change is safely stored (%v): the file holds the new content now, and a power cut could still take it back. The change is in the undo checkpoint.", name, err)
 	} else {
-		msg = fmt.Sprintf("writing %s failed because of a fault on this machine, not in your call (%v), so %s was not changed.", name, err, name)
+		msg = fmt.Sprintf("Tether failed: writing %s failed because of a fault on this machine, not in your call (%v), so %s was not changed.", name, err, name)
 	}
 	return c.around(p, i, msg) + " Tell the user."
 }
@@ -550,15 +562,23 @@ func (c *Call) confine(real string) (*os.Root, string, error) {
 
 // verifyUnchanged refuses a change whose file moved on since it was planned
 // (the user typed while the approval was open, another tool wrote it).
-// What it reads, it reads beneath the folder confine opens.
-func verifyUnchanged(confine func(real string) (*os.Root, string, error), ch Change) error {
+// What it reads, it reads beneath the folder confine opens. A fault of the
+// file system met on the way is returned as it is, not as a refusal.
+func verifyUnchanged(confineIn func(real string) (*os.Root, string, error), ch Change) error {
+	confine := func(real string) (*os.Root, string, error) {
+		root, rel, err := confineIn(real)
+		if errors.Is(err, workspace.ErrOutside) {
+			return nil, "", Refusef("%s is outside the workspace folders; Tether only changes files inside them", real)
+		}
+		return root, rel, err
+	}
 	if ch.Kind == Move {
 		root, rel, err := confine(ch.Path.Real)
 		if err != nil {
 			return err
 		}
 		if _, err := root.Lstat(rel); err == nil {
-			return fmt.Errorf("%s already exists; move_file never overwrites", ch.Path.Abs)
+			return Refusef("%s already exists; move_file never overwrites", ch.Path.Abs)
 		}
 		fromRoot, fromRel, err := confine(ch.From.Real)
 		if err != nil {
@@ -567,11 +587,11 @@ func verifyUnchanged(confine func(real string) (*os.Root, string, error), ch Cha
 		// A move keeps the content; only the source's presence matters.
 		switch fi, err := fromRoot.Lstat(fromRel); {
 		case errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("%s was removed while this change waited; read the folder again", ch.From.Abs)
+			return Refusef("%s was removed while this change waited; read the folder again", ch.From.Abs)
 		case err != nil:
-			return err
+			return FileTrouble("check", ch.From.Abs, err)
 		case !fi.Mode().IsRegular():
-			return fmt.Errorf("%s is no longer a regular file; read the folder again", ch.From.Abs)
+			return Refusef("%s is no longer a regular file; read the folder again", ch.From.Abs)
 		}
 		return nil
 	}
@@ -583,15 +603,15 @@ func verifyUnchanged(confine func(real string) (*os.Root, string, error), ch Cha
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if ch.Existed {
-			return fmt.Errorf("%s was removed while this change waited; read the folder again", ch.Path.Abs)
+			return Refusef("%s was removed while this change waited; read the folder again", ch.Path.Abs)
 		}
 		return nil
 	case err != nil:
-		return err
+		return FileTrouble("read", ch.Path.Abs, err)
 	case !ch.Existed:
-		return fmt.Errorf("%s was created by someone else while this change waited; read it first", ch.Path.Abs)
+		return Refusef("%s was created by someone else while this change waited; read it first", ch.Path.Abs)
 	case !bytes.Equal(cur, ch.Before):
-		return fmt.Errorf("%s changed on disk while this change waited (the user or another tool wrote it); read it again and redo the edit", ch.Path.Abs)
+		return Refusef("%s changed on disk while this change waited (the user or another tool wrote it); read it again and redo the edit", ch.Path.Abs)
 	}
 	return nil
 }
@@ -655,7 +675,7 @@ func (c *Call) applyOne(ch Change) error {
 		}
 		c.wrote(ch.Path.Real)
 		if fi, serr := root.Stat(rel); serr == nil && !ch.Unseen {
-			c.Session.AfterWrite(ch.Path.Real, fi, textfile.CountLines(ch.After), ch.FullyKnown)
+			c.Session.AfterWrite(ch.Path.Real, fi, ch.After, textfile.CountLines(ch.After), ch.FullyKnown)
 		} else {
 			c.Session.Forget(ch.Path.Real)
 		}

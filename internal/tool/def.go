@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/jsonscan"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -56,7 +57,12 @@ type Def[A any] struct {
 	// WritesPlan marks the tool that writes the plan (todo): its own calls
 	// are not listed under the plan's steps.
 	WritesPlan bool
-	Run        func(ctx context.Context, c *Call, args A) (Result, error)
+	// ChangesFiles marks a tool whose calls are a change of files (or of
+	// project memory) through the change pipeline: each result's Status
+	// says what became of the change, and a front end that returns
+	// structured results describes them by it.
+	ChangesFiles bool
+	Run          func(ctx context.Context, c *Call, args A) (Result, error)
 }
 
 type defTool[A any] struct {
@@ -68,8 +74,8 @@ type defTool[A any] struct {
 	once     sync.Once
 	schema   json.RawMessage
 	inferred *jsonschema.Schema
-	check    *argCheck  // nil: every call is validated the slow way
-	fields   *argFields // nil: arguments are decoded by encoding/json alone
+	check    *argCheck        // nil: every call is validated the slow way
+	fields   *jsonscan.Fields // nil: arguments are decoded by encoding/json alone
 	props    []string
 	doc      *template.Template
 
@@ -105,7 +111,7 @@ func (t *defTool[A]) init() {
 		if t.check = compileArgCheck(t.schema); t.check == nil {
 			t.resolve() // every call needs the validator
 		}
-		t.fields = compileFields(reflect.TypeFor[A]())
+		t.fields = jsonscan.For(reflect.TypeFor[A]())
 		for p := range s.Properties {
 			t.props = append(t.props, p)
 		}
@@ -119,6 +125,8 @@ func (t *defTool[A]) Name() string { return t.def.Name }
 func (t *defTool[A]) readOnly() bool { return t.def.ReadOnly }
 
 func (t *defTool[A]) previews() bool { return t.def.Previews }
+
+func (t *defTool[A]) changesFiles() bool { return t.def.ChangesFiles }
 
 func (t *defTool[A]) Info(s *Settings) protocol.ToolInfo {
 	t.init()
@@ -192,7 +200,7 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 		raw = []byte("{}")
 	}
 	if t.check != nil && t.check.ok(raw) {
-		if t.fields != nil && t.fields.decode(raw, &args) {
+		if t.fields != nil && t.fields.Decode(raw, &args) {
 			return args, nil
 		}
 		args = *new(A)

@@ -3,7 +3,6 @@ package tool
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"strconv"
@@ -55,31 +54,35 @@ func (c *Call) LoadForChange(loc workspace.Location, verb string, need ReadNeed)
 		return Current{}, err
 	}
 	if fsatomic.IsReadOnly(fi) {
-		return Current{}, errors.New(ReadOnlyAdvice(name))
+		return Current{}, Refusef("%s", ReadOnlyAdvice(name))
 	}
 	if fi.Size() > maxChangeBytes {
-		return Current{}, fmt.Errorf("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, HumanBytes(fi.Size()), HumanBytes(maxChangeBytes), verb)
+		return Current{}, Refusef("%s is %s, over the %s Tether will %s; change it with the shell instead, if the user agrees", name, HumanBytes(fi.Size()), HumanBytes(maxChangeBytes), verb)
 	}
 	root, rel, err := c.confine(loc.Real)
 	if err != nil {
-		return Current{}, fmt.Errorf("%s is outside the workspace folders; Tether only changes files inside them", name)
+		return Current{}, Refusef("%s is outside the workspace folders; Tether only changes files inside them", name)
 	}
 	data, _, err := fsatomic.ReadFileIn(root, rel, maxChangeBytes+1)
 	if err != nil {
-		return Current{}, fmt.Errorf("cannot read %s: %v", name, err)
+		return Current{}, FileTrouble("read", name, err)
 	}
 	if textfile.IsBinary(data) {
-		return Current{}, fmt.Errorf("%s is a binary file, which read_file cannot show, so Tether will not %s it; Tether changes text files only. Ask the user if it must change", name, verb)
+		return Current{}, Refusef("%s is a binary file, which read_file cannot show, so Tether will not %s it; Tether changes text files only. Ask the user if it must change", name, verb)
 	}
 	if need != NoRead {
-		if err := c.RequireRead(loc, fi, need == FullRead, verb); err != nil {
+		if err := c.RequireRead(loc, fi, data, need == FullRead, verb); err != nil {
 			return Current{}, err
 		}
 	}
 	// The file may change between the stat and the read; what was read
 	// must be what the read record describes.
-	if now, err := os.Stat(loc.Real); err != nil || !now.ModTime().Equal(fi.ModTime()) || now.Size() != int64(len(data)) {
-		return Current{}, fmt.Errorf("%s changed on disk while Tether was reading it; read it again with read_file, then redo the change", name)
+	now, err := os.Stat(loc.Real)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Current{}, FileTrouble("open", name, err)
+	}
+	if err != nil || !now.ModTime().Equal(fi.ModTime()) || now.Size() != int64(len(data)) {
+		return Current{}, Refusef("%s changed on disk while Tether was reading it; read it again with read_file, then redo the change", name)
 	}
 	text := textfile.StripBOM(data)
 	return Current{Info: fi, Data: data, BOM: len(text) < len(data), Text: text}, nil
@@ -142,7 +145,7 @@ func (c *Call) LocatePlainFile(arg, verb, dirAdvice string) (workspace.Location,
 	name := c.Env.Workspace.Rel(abs)
 	if li, err := os.Lstat(abs); err == nil && li.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(abs)
-		return workspace.Location{}, nil, fmt.Errorf("%s is a symbolic link (to %s); Tether will not %s a link, nor what it points to. Ask the user if the link itself should change", name, target, verb)
+		return workspace.Location{}, nil, Refusef("%s is a symbolic link (to %s); Tether will not %s a link, nor what it points to. Ask the user if the link itself should change", name, target, verb)
 	}
 	loc, err := c.LocateWrite(arg)
 	if err != nil {
@@ -151,13 +154,13 @@ func (c *Call) LocatePlainFile(arg, verb, dirAdvice string) (workspace.Location,
 	fi, err := os.Lstat(loc.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return loc, nil, fmt.Errorf("%s does not exist. Check the path with glob or list_dir", name)
+		return loc, nil, Refusef("%s does not exist. Check the path with glob or list_dir", name)
 	case err != nil:
-		return loc, nil, fmt.Errorf("cannot open %s: %v", name, err)
+		return loc, nil, FileTrouble("open", name, err)
 	case fi.IsDir():
-		return loc, nil, fmt.Errorf("%s is a directory; %s", name, dirAdvice)
+		return loc, nil, Refusef("%s is a directory; %s", name, dirAdvice)
 	case !fi.Mode().IsRegular():
-		return loc, nil, fmt.Errorf("%s is not a regular file but %s; Tether will not %s it", name, fsatomic.DescribeType(fi.Mode()), verb)
+		return loc, nil, Refusef("%s is not a regular file but %s; Tether will not %s it", name, fsatomic.DescribeType(fi.Mode()), verb)
 	}
 	return loc, fi, nil
 }

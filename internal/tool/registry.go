@@ -2,12 +2,16 @@ package tool
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tether-dev/tether/protocol"
 )
@@ -128,18 +132,29 @@ func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
 	}
 	if !c.Prepare && !isRepeatable(t) {
 		if err := c.Session.CheckRepeat(c.Name, c.Args); err != nil {
-			return Failf("%v", err)
+			return outcome(c, Result{}, err)
 		}
+		defer func() {
+			if c.declined { // the user said skip or no: it did not happen
+				c.Session.Uncount(c.Name, c.Args)
+			}
+		}()
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			c.Log().Error("tool panicked", "panic", p, "stack", string(debug.Stack()))
-			res = Failf("%s failed with an internal error (%v). This is a bug in Tether, not in your call; try another way.", c.Name, p)
+			res = Failf("%s failed with an internal error (%v). This is a bug in Tether, not in your call; try another way.", c.Name, p).WithStatus(protocol.StatusFailed)
 		}
 	}()
+	start := time.Now()
 	res, err := t.Run(ctx, c)
+	if !c.Prepare && !IsReadOnly(t) {
+		// A changing call may change files by itself (a shell command):
+		// when it ran explains a file changed meanwhile.
+		c.Env.Changes.noteCall(c, t, start, time.Now())
+	}
 	if err != nil {
-		res = fault(c, res, err)
+		res = outcome(c, res, err)
 	}
 	if max := c.Budget.OutputChars(); len(res.Content) > max {
 		res.Content = CapHeadTail(res.Content, max)
@@ -147,16 +162,51 @@ func (r *Registry) Invoke(ctx context.Context, c *Call) (res Result) {
 	return res
 }
 
-// fault logs an infrastructure fault and makes the model's result say what
-// it is: the machine failed, not the call. A tool that knows more (what
-// was and was not written) says so in res; otherwise a plain sentence.
+// outcome makes the result of a call whose tool returned an error. A
+// Refusal is advice for the model: its text becomes the IsError result.
+// Anything else is a fault of the machine below the tool (see fault).
+func outcome(c *Call, res Result, err error) Result {
+	var r *Refusal
+	if errors.As(err, &r) {
+		res.IsError = true
+		if res.Content == "" {
+			res.Content = r.Error()
+		}
+		return res
+	}
+	return fault(c, res, err)
+}
+
+// fault logs an infrastructure fault at error level, with the operation
+// and path it names, and makes the model's result say what it is: Tether
+// failed, not the call. A tool that knows more (what was and was not
+// written) says so in res; otherwise a plain sentence.
 func fault(c *Call, res Result, err error) Result {
-	c.Log().Error("tool fault", "err", err)
+	attrs := []any{"err", err}
+	if op, path := faultPlace(err); op != "" {
+		attrs = append(attrs, "op", op, "path", path)
+	}
+	c.Log().Error("tool fault", attrs...)
 	res.IsError = true
+	res.Status = protocol.StatusFailed
 	if res.Content == "" {
-		res.Content = fmt.Sprintf("%s could not finish because of a fault on this machine, not in your call: %v. Tell the user; retrying will likely fail the same way.", c.Name, err)
+		res.Content = fmt.Sprintf("Tether failed: %s could not finish because of a fault on this machine, not in your call (%v). Tell the user; retrying will likely fail the same way.", c.Name, err)
 	}
 	return res
+}
+
+// faultPlace is the operation and path a fault names, when it comes from
+// the file system.
+func faultPlace(err error) (op, path string) {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Op, pe.Path
+	case errors.As(err, &le):
+		return le.Op, le.Old + " -> " + le.New
+	}
+	return "", ""
 }
 
 // Repeatable is implemented by tools whose identical calls rightly give
@@ -183,6 +233,13 @@ func IsReadOnly(t Tool) bool {
 func Previews(t Tool) bool {
 	p, ok := t.(interface{ previews() bool })
 	return ok && p.previews()
+}
+
+// ChangesFiles reports whether t's calls are changes of files whose
+// results carry a Status (see Def.ChangesFiles).
+func ChangesFiles(t Tool) bool {
+	c, ok := t.(interface{ changesFiles() bool })
+	return ok && c.changesFiles()
 }
 
 // Conditional is implemented by tools offered only in some environments

@@ -1,8 +1,8 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"hash/maphash"
 	"io/fs"
 	"sort"
@@ -20,6 +20,11 @@ import (
 type Session struct {
 	mu    sync.Mutex
 	reads map[string]*ReadRecord
+	// kept is the bytes of content the read records keep, and clock
+	// orders their uses, for dropping the least recently used content
+	// past maxKeptBytes.
+	kept  int
+	clock uint64
 
 	// The last call (its tool and a hash of its arguments) and how many
 	// times in a row it came.
@@ -101,8 +106,21 @@ func (s *Session) ReadPaths() []string {
 type ReadRecord struct {
 	ModTime time.Time
 	Size    int64
-	// Lines is every line range the agent has been shown.
+	// Hash is a hash of the file's whole content as it was read (or as
+	// Tether wrote it), when Known: a new time or size that left the bytes
+	// alone is no change.
+	Hash  uint64
+	Known bool
+	// Content is the file's bytes as read, kept for a file small enough
+	// (see Seen), so that a refusal can show what changed since; nil
+	// otherwise.
+	Content []byte
+	used    uint64
+	// Lines is every line range the agent has been shown, each line whole.
 	Lines textfile.LineSet
+	// Cut are lines the agent was shown only the start of (read_file cuts
+	// a very long line): not read, and said so when a change needs them.
+	Cut textfile.LineSet
 	// TotalLines is the file's line count when last seen.
 	TotalLines int
 }
@@ -110,24 +128,138 @@ type ReadRecord struct {
 // Full reports whether every line has been seen.
 func (r *ReadRecord) Full() bool { return r.Lines.Covers(1, r.TotalLines) }
 
-// Stale reports whether the file on disk differs from what was seen.
+// Stale reports whether the file's time or size differs from what was
+// seen: it may have changed (Same tells for sure).
 func (r *ReadRecord) Stale(fi fs.FileInfo) bool {
 	return !fi.ModTime().Equal(r.ModTime) || fi.Size() != r.Size
 }
 
-// Record notes that lines [start, end] of path were shown, as of fi. A file
-// that changed since an earlier read starts a fresh record: what was seen
-// of the old content says nothing about the new.
-func (s *Session) Record(path string, fi fs.FileInfo, totalLines, start, end int) {
+// Same reports whether data, a file's whole content, is what the record
+// saw.
+func (r *ReadRecord) Same(data []byte) bool {
+	return r.Known && int64(len(data)) == r.Size && HashContent(data) == r.Hash
+}
+
+// Seen is what a read saw of a file's whole content: its hash, and the
+// bytes themselves when the file is small enough to keep.
+type Seen struct {
+	Hash    uint64
+	Known   bool
+	Content []byte
+}
+
+// Limits of the content read records keep: a file larger than
+// maxKeptFileBytes is known by its hash alone, and a session keeps at most
+// maxKeptBytes, dropping the least recently used first.
+const (
+	maxKeptFileBytes = 1 << 20
+	maxKeptBytes     = 32 << 20
+)
+
+// contentSeed seeds the content hashes of this process.
+var contentSeed = maphash.MakeSeed()
+
+// HashContent is the hash a read record keeps of a file's content.
+func HashContent(data []byte) uint64 { return maphash.Bytes(contentSeed, data) }
+
+// SeenOf is what seeing data, a file's whole content, tells. The content
+// kept is a copy: the caller's bytes may be reused.
+func SeenOf(data []byte) Seen {
+	s := Seen{Hash: HashContent(data), Known: true}
+	if len(data) <= maxKeptFileBytes {
+		s.Content = bytes.Clone(data)
+	}
+	return s
+}
+
+// ContentHasher hashes a file's content as it is read, and keeps it when
+// it is small enough, for Seen.
+type ContentHasher struct {
+	h    maphash.Hash
+	buf  []byte
+	keep bool
+}
+
+// NewContentHasher starts hashing a file of size bytes.
+func NewContentHasher(size int64) *ContentHasher {
+	c := &ContentHasher{keep: size <= maxKeptFileBytes}
+	c.h.SetSeed(contentSeed)
+	if c.keep {
+		c.buf = make([]byte, 0, size)
+	}
+	return c
+}
+
+func (c *ContentHasher) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	if c.keep {
+		if len(c.buf)+len(p) > maxKeptFileBytes {
+			c.keep, c.buf = false, nil
+		} else {
+			c.buf = append(c.buf, p...)
+		}
+	}
+	return len(p), nil
+}
+
+// Seen is what the hasher saw, once the whole file went through it.
+func (c *ContentHasher) Seen() Seen {
+	s := Seen{Hash: c.h.Sum64(), Known: true}
+	if c.keep {
+		s.Content = c.buf
+	}
+	return s
+}
+
+// setSeen puts seen into r, keeping the session's kept content bounded.
+// The caller holds s.mu.
+func (s *Session) setSeen(r *ReadRecord, seen Seen) {
+	s.kept -= len(r.Content)
+	r.Hash, r.Known, r.Content = seen.Hash, seen.Known, seen.Content
+	s.kept += len(r.Content)
+	s.clock++
+	r.used = s.clock
+	for s.kept > maxKeptBytes {
+		var oldest *ReadRecord
+		for _, x := range s.reads {
+			if x.Content != nil && x != r && (oldest == nil || x.used < oldest.used) {
+				oldest = x
+			}
+		}
+		if oldest == nil {
+			break
+		}
+		s.kept -= len(oldest.Content)
+		oldest.Content = nil
+	}
+}
+
+// Record notes that lines [start, end] of path were shown, as of fi, all
+// of them whole except the lines in cut (ascending), of which only a part
+// was shown: those are not read. seen is the whole content as read. A
+// file that changed since an earlier read starts a fresh record: what was
+// seen of the old content says nothing about the new; a new time or size
+// over the same bytes keeps what was seen.
+func (s *Session) Record(path string, fi fs.FileInfo, seen Seen, totalLines, start, end int, cut ...int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.reads[path]
-	if r == nil || r.Stale(fi) {
+	if r == nil || (r.Stale(fi) && !(r.Known && seen.Known && r.Hash == seen.Hash)) {
 		r = &ReadRecord{}
 		s.reads[path] = r
 	}
 	r.ModTime, r.Size, r.TotalLines = fi.ModTime(), fi.Size(), totalLines
-	r.Lines.Add(start, end)
+	s.setSeen(r, seen)
+	from := start
+	for _, n := range cut {
+		if n < start || n > end {
+			continue
+		}
+		r.Lines.Add(from, n-1)
+		r.Cut.Add(n, n)
+		from = n + 1
+	}
+	r.Lines.Add(from, end)
 }
 
 // Lookup returns a copy of path's record, or nil if it was never read.
@@ -138,18 +270,24 @@ func (s *Session) Lookup(path string) *ReadRecord {
 	if r == nil {
 		return nil
 	}
+	s.clock++
+	r.used = s.clock
 	cp := *r
-	cp.Lines = textfile.LineSet{}
+	cp.Lines, cp.Cut = textfile.LineSet{}, textfile.LineSet{}
 	for _, rg := range r.Lines.Ranges() {
 		cp.Lines.Add(rg.Start, rg.End)
+	}
+	for _, rg := range r.Cut.Ranges() {
+		cp.Cut.Add(rg.Start, rg.End)
 	}
 	return &cp
 }
 
-// AfterWrite re-records a file Tether itself just wrote, so its own write
-// is never mistaken for someone else's. full says the agent knows every
-// line (it wrote them all, or had read them all before the edit).
-func (s *Session) AfterWrite(path string, fi fs.FileInfo, totalLines int, full bool) {
+// AfterWrite re-records a file Tether itself just wrote (its content now
+// data), so its own write is never mistaken for someone else's. full says
+// the agent knows every line (it wrote them all, or had read them all
+// before the edit).
+func (s *Session) AfterWrite(path string, fi fs.FileInfo, data []byte, totalLines int, full bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.reads[path]
@@ -164,6 +302,7 @@ func (s *Session) AfterWrite(path string, fi fs.FileInfo, totalLines int, full b
 	}
 	wasFull := r.Lines.Covers(1, r.TotalLines) && r.TotalLines > 0
 	r.ModTime, r.Size, r.TotalLines = fi.ModTime(), fi.Size(), totalLines
+	s.setSeen(r, SeenOf(data))
 	if full || wasFull {
 		r.Lines = textfile.LineSet{}
 		r.Lines.Add(1, totalLines)
@@ -176,7 +315,34 @@ func (s *Session) AfterWrite(path string, fi fs.FileInfo, totalLines int, full b
 func (s *Session) Forget(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r := s.reads[path]; r != nil {
+		s.kept -= len(r.Content)
+	}
 	delete(s.reads, path)
+}
+
+// Restamp notes that path, whose content is what the record saw, now
+// stands as fi: a new time or size over the same bytes.
+func (s *Session) Restamp(path string, fi fs.FileInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.reads[path]; r != nil {
+		r.ModTime, r.Size = fi.ModTime(), fi.Size()
+	}
+}
+
+// Replace puts a new record for path, whose content is now data as of fi:
+// the agent has seen the lines in lines whole and those in cut in part.
+// A stale-file refusal uses it for what it showed.
+func (s *Session) Replace(path string, fi fs.FileInfo, data []byte, lines, cut textfile.LineSet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &ReadRecord{ModTime: fi.ModTime(), Size: fi.Size(), Lines: lines, Cut: cut, TotalLines: textfile.CountLines(data)}
+	if old := s.reads[path]; old != nil {
+		s.kept -= len(old.Content)
+	}
+	s.reads[path] = r
+	s.setSeen(r, SeenOf(data))
 }
 
 // Moved carries a record from one path to another: the content did not
@@ -207,10 +373,22 @@ func (s *Session) CheckRepeat(name string, args json.RawMessage) error {
 		s.lastName, s.lastArgs, s.repeats = name, sum, 1
 	}
 	if s.repeats > maxRepeats {
-		return fmt.Errorf("this exact %s call has now been made %d times in a row with the same arguments; "+
+		return Refusef("this exact %s call has now been made %d times in a row with the same arguments; "+
 			"repeating it will not give a different answer. Change the arguments, try another approach, or ask the user", name, s.repeats)
 	}
 	return nil
+}
+
+// Uncount takes back the count of the last call, when it was this one:
+// the user skipped or declined it, so it did not happen, and sending it
+// again asks the user again rather than repeating an answer.
+func (s *Session) Uncount(name string, args json.RawMessage) {
+	sum := argsHash(args)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == s.lastName && sum == s.lastArgs && s.repeats > 0 {
+		s.repeats--
+	}
 }
 
 // repeatSeed seeds the argument hashes of this process.

@@ -7,12 +7,13 @@ import (
 
 	"github.com/tether-dev/tether/internal/staging"
 	"github.com/tether-dev/tether/internal/workspace"
+	"github.com/tether-dev/tether/protocol"
 )
 
 // stage keeps a plan as a staged change instead of writing it (dryRun).
 func (c *Call) stage(p *Plan, d string) (Result, error) {
 	if c.Env.Staging == nil {
-		return Failf("dry-run mode keeps changes as staged diffs, but no staging folder is set up here, so nothing was written. Switch to another permission mode to make changes"), nil
+		return Failf("dry-run mode keeps changes as staged diffs, but no staging folder is set up here, so nothing was written. Switch to another permission mode to make changes").WithStatus(protocol.StatusRefused), nil
 	}
 	e := staging.Entry{RequestID: c.RequestID, Tool: c.Name, Title: p.Title, Diff: d}
 	for _, ch := range p.Changes {
@@ -23,9 +24,9 @@ func (c *Call) stage(p *Plan, d string) (Result, error) {
 	}
 	e, err := c.Env.Staging.Add(e)
 	if err != nil {
-		return Failf("staging the change failed because of a fault on this machine (%v); nothing was written. Tell the user.", err), err
+		return Failf("Tether failed: staging the change failed because of a fault on this machine, not in your call (%v); nothing was written. Tell the user.", err).WithStatus(protocol.StatusFailed), err
 	}
-	return Result{Title: p.Title, Diff: d, Content: fmt.Sprintf(
+	return Result{Title: p.Title, Diff: d, Status: protocol.StatusStaged, Content: fmt.Sprintf(
 		"Dry run: %s was staged as %s, not written; the file on disk is unchanged. The user reviews staged changes and applies or drops them (staged/apply, `tether staged apply %s`). Later changes are planned against the files on disk, not against staged ones.",
 		p.Title, e.ID, e.ID)}, nil
 }
@@ -46,11 +47,11 @@ func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error)
 		}
 		var err error
 		if ch.Path, err = c.locateStaged(sc.Path); err != nil {
-			return Failf("cannot apply %s: %v", e.ID, err), nil
+			return cannotApply(e.ID, err)
 		}
 		if sc.From != "" {
 			if ch.From, err = c.locateStaged(sc.From); err != nil {
-				return Failf("cannot apply %s: %v", e.ID, err), nil
+				return cannotApply(e.ID, err)
 			}
 		}
 		p.Changes = append(p.Changes, ch)
@@ -62,6 +63,16 @@ func (c *Call) ApplyStaged(ctx context.Context, e staging.Entry) (Result, error)
 		return Failf("nothing was written: %v", err), nil
 	}
 	return c.write(ctx, p, e.Diff)
+}
+
+// cannotApply is the result of a staged change whose path cannot be
+// written now: a refusal says why; a fault of the file system is returned
+// too, for the caller to log.
+func cannotApply(id string, err error) (Result, error) {
+	if IsRefusal(err) {
+		return Failf("cannot apply %s: %v", id, err), nil
+	}
+	return Failf("Tether failed: %s could not be applied because of a fault on this machine (%v); nothing was written. Tell the user.", id, err), err
 }
 
 // locateStaged resolves a staged change's path: a file inside the

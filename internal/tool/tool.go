@@ -7,10 +7,13 @@
 //
 // Two kinds of failure are kept apart. A tool's refusal (bad arguments, a
 // stale file, no match) is a Result with IsError set and a message that
-// tells the model what to do next. A fault of the machine below it (a
-// checkpoint that could not be written, a failed fsync) is a Go error: the
-// Registry logs it with its operation and path and tells the model, in one
-// honest sentence, what happened.
+// tells the model what to do next; a guard shared by tools (a path outside
+// the workspace, a file not read first) returns it as a Refusal error,
+// which the Registry turns into that Result. A fault of the machine below
+// the tool (an I/O error, a checkpoint that could not be written, a failed
+// fsync) is any other Go error: the Registry logs it at error level with
+// its operation and path and tells the model, in one honest sentence, that
+// Tether failed.
 package tool
 
 import (
@@ -19,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/tether-dev/tether/diagnostics"
@@ -99,16 +101,25 @@ type Checkpointer interface {
 }
 
 // Settings are the knobs of a connection (or one CLI run) that change how
-// tools behave. A zero field means its default; the accessors apply them,
-// and tool descriptions are rendered from the same accessors, so a
-// description never states a number the code does not use.
+// tools behave, made from the client's settings by NewSettings, which
+// fills in every default. A zero field of Settings made otherwise (a
+// test's) means its default too: the accessors apply them, and tool
+// descriptions are rendered from the same accessors, so a description
+// never states a number the code does not use.
 type Settings struct {
 	// Mode is the permission mode; empty means protocol.ModeDefault.
 	Mode protocol.Mode
-	// RgPath is the ripgrep binary; empty means it was not found.
+	// RgPath is the ripgrep binary; empty means it was not found, and
+	// RgErr, when set, says why.
 	RgPath string
+	RgErr  error
+	// LogLevel is the log level the client asked for; empty leaves the
+	// front end's (TETHER_LOG_LEVEL, else DefaultLogLevel).
+	LogLevel string
 	// TokenBudget is the output budget of calls that name none.
 	TokenBudget int
+	// UndoKeep is how many undo checkpoints the project keeps.
+	UndoKeep int
 	// SettleTime is how long a change waits for the editor to publish fresh
 	// diagnostics for the files it changed; negative means do not wait.
 	SettleTime time.Duration
@@ -123,6 +134,23 @@ type Settings struct {
 	Web web.Config
 	// Compose bounds compose programs; zero fields take compose's defaults.
 	Compose ComposeSettings
+	// MaxCallsInFlight is how many calls the daemon runs at once.
+	MaxCallsInFlight int
+	// WriteRoots are the real paths of folders outside the workspace that
+	// changes may reach; each front end adds them to its workspace
+	// (workspace.AddWriteRoots).
+	WriteRoots []string
+	// Sandbox is how shell commands are confined.
+	Sandbox SandboxSettings
+}
+
+// SandboxSettings are the shell sandbox's settings.
+type SandboxSettings struct {
+	// Mode is shellSandbox: auto (""), landlock or off.
+	Mode string
+	// Writable are shellWritablePaths: more paths a sandboxed command may
+	// write, beside the built-in caches.
+	Writable []string
 }
 
 // ComposeSettings are the compose limits a client may change.
@@ -130,6 +158,10 @@ type ComposeSettings struct {
 	Timeout     time.Duration
 	MemoryBytes int
 	MaxCalls    int
+	// MaxSteps bounds a program's evaluation steps; zero is compose's
+	// default. No client sets it: it lets a test reach the limit quickly
+	// where the engine runs slowly (the race detector).
+	MaxSteps int
 }
 
 // PermissionMode is the mode in force.
@@ -226,28 +258,17 @@ type Env struct {
 	// Requests remembers what each request has read from outside (the
 	// web), which later calls of the same request must answer for.
 	Requests *Requests
+	// Changes remembers who changed which file (Tether's writes, changing
+	// calls, the editor's saves), for a stale-file refusal to say; nil
+	// knows nothing.
+	Changes *ChangeLog
 	// Results keeps the latest calls' results for a client that shows
 	// them again (tools/result); nil keeps none.
 	Results *Results
 
-	webClient *web.Client
-}
-
-// webMu guards the making of each Env's web client. A plain field and a
-// lock, not a sync.Once in Env, so that an Env can be copied (a sub-agent
-// runs with a copy) and the copy shares the client made before.
-var webMu sync.Mutex
-
-// Web is the web tools' client, made from Settings.Web on first use and
-// shared by every call in this Env, so its pages and searches are kept
-// for all of them.
-func (e *Env) Web() *web.Client {
-	webMu.Lock()
-	defer webMu.Unlock()
-	if e.webClient == nil {
-		e.webClient = web.New(e.Settings.Web)
-	}
-	return e.webClient
+	// web is the web tools' client, made on first use and shared by the
+	// copies of this Env (a sub-agent's); NewEnv sets it up.
+	web *lazyWeb
 }
 
 // Attach lends a project's open stores to the Env.
@@ -262,9 +283,9 @@ func (e *Env) Attach(st *stores.Stores) {
 	}
 }
 
-// OpenStores opens the stores of the project rooted at root, with the
+// openStores opens the stores of the project rooted at root, with the
 // advice a person needs when they cannot be opened.
-func OpenStores(root string, o stores.Options) (*stores.Stores, error) {
+func openStores(root string, o stores.Options) (*stores.Stores, error) {
 	st, err := stores.Open(root, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w; Tether does not change files it cannot undo. Check the XDG state folder with tether doctor", err)
@@ -313,6 +334,9 @@ type Call struct {
 	// refused is set when the permission mode or the user said no to a
 	// step of the call.
 	refused bool
+	// declined is set when the user answered skip or no: the call did not
+	// happen, so it does not count toward the repeat guard.
+	declined bool
 	// Asks is, in a preview, the first step the call would ask the user
 	// about, as the approval would show it (without the texts of an edit).
 	Asks *protocol.ApprovalRequestParams
@@ -343,6 +367,24 @@ type Result struct {
 	NeedsApproval bool
 	// Title is a short human label for previews ("Edit main.go").
 	Title string
+	// Status says what became of the change the call asked for, where the
+	// call got as far as a change: written, staged, declined, skipped,
+	// refused, failed. Empty for a call that asked for no change, or one
+	// refused before it got that far (a bad argument, a stale file), whose
+	// IsError then says it did not happen.
+	Status protocol.ChangeStatus
+}
+
+// WithStatus is r with its Status set.
+func (r Result) WithStatus(s protocol.ChangeStatus) Result {
+	r.Status = s
+	return r
+}
+
+// Unchanged makes the result of a change that had nothing to do: the file
+// already holds what was asked.
+func Unchanged(msg string) Result {
+	return Result{Content: msg, Status: protocol.StatusUnchanged}
 }
 
 // Failf makes the result of a call that did not do what was asked, whose
@@ -373,8 +415,8 @@ type Tool interface {
 	// do, for progress messages; it has no side effect.
 	Describe(args json.RawMessage) string
 	// Run does the call. A refusal or a mistake of the model is a Result
-	// with IsError; an error is a fault below the tool, which the Registry
-	// logs. A Result returned with an error, when it has content, is what
-	// the model is told about the fault.
+	// with IsError, or a Refusal error; any other error is a fault below
+	// the tool, which the Registry logs. A Result returned with an error,
+	// when it has content, is what the model is told about it.
 	Run(ctx context.Context, c *Call) (Result, error)
 }

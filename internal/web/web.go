@@ -73,13 +73,20 @@ var (
 	ErrKeyRefused = brave.ErrKeyRefused
 )
 
-// BinaryError is a response that is not text (an image, a PDF).
+// BinaryError is a response that is not text (an image, a PDF), or one
+// labelled text whose bytes are binary.
 type BinaryError struct {
 	URL       string
 	MediaType string
+	// Mislabelled is set when MediaType says text but the body holds
+	// binary data (NUL bytes, or mostly control bytes).
+	Mislabelled bool
 }
 
 func (e *BinaryError) Error() string {
+	if e.Mislabelled {
+		return fmt.Sprintf("fetch %s: the content is labelled %s but holds binary data, which is not text", e.URL, e.MediaType)
+	}
 	return fmt.Sprintf("fetch %s: the content is %s, which is not text", e.URL, e.MediaType)
 }
 
@@ -181,6 +188,9 @@ func (c *Client) Fetch(ctx context.Context, t Target, raw bool) (*Page, error) {
 	if kind == convert.Binary {
 		return nil, &BinaryError{URL: p.URL, MediaType: media}
 	}
+	if convert.LooksBinary(resp.Body, resp.ContentType) {
+		return nil, &BinaryError{URL: p.URL, MediaType: media, Mislabelled: true}
+	}
 	text := convert.Decode(resp.Body, resp.ContentType)
 	if kind == convert.HTML && !raw {
 		doc, err := convert.Markdown(ctx, text, resp.URL)
@@ -193,6 +203,8 @@ func (c *Client) Fetch(ctx context.Context, t Target, raw bool) (*Page, error) {
 		text, p.Title = doc.Markdown, doc.Title
 		p.Converted, p.Whole, p.Cut = true, doc.Whole, doc.Cut
 	}
+	// Whatever the page holds, what reaches a reader is shown, not acted on.
+	text, p.Title = convert.Visible(text), convert.Visible(p.Title)
 	p.Text, p.Chars = text, utf8.RuneCountInString(text)
 	if p.StatusCode < 400 {
 		// An error page (a 503, a 429) is not kept: asking again later
@@ -322,11 +334,18 @@ func htmlResults(resp *fetch.Response) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return visibleResults(hits), nil
+}
+
+// visibleResults makes search results safe to show, as a page's text is.
+func visibleResults[H ~struct{ Title, URL, Snippet string }](hits []H) []Result {
 	out := make([]Result, len(hits))
 	for i, h := range hits {
-		out[i] = Result(h)
+		r := Result(h)
+		r.Title, r.URL, r.Snippet = convert.Visible(r.Title), convert.Visible(r.URL), convert.Visible(r.Snippet)
+		out[i] = r
 	}
-	return out, nil
+	return out
 }
 
 func braveResults(resp *fetch.Response) ([]Result, error) {
@@ -337,9 +356,5 @@ func braveResults(resp *fetch.Response) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Result, len(hits))
-	for i, h := range hits {
-		out[i] = Result(h)
-	}
-	return out, nil
+	return visibleResults(hits), nil
 }

@@ -171,6 +171,36 @@ func TestFetchByContentType(t *testing.T) {
 	}
 }
 
+// A body labelled text that holds binary is refused like a binary type;
+// what a text page carries that a terminal or a reader would act on is
+// shown as escapes, in the text and in the title.
+func TestFetchRefusesBinaryAndShowsEscapes(t *testing.T) {
+	s := newSite(t, map[string]http.HandlerFunc{
+		"/nul":   body("text/plain", []byte("looks like text\x00\x00\x01\x02 but is not")),
+		"/json":  body("application/json", []byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f")),
+		"/evil":  body("text/plain", []byte("run \x1b[2Jthis\u202e\u2066 now\r\n")),
+		"/title": body("text/html", []byte("<html><head><title>T\x1b]0;pwned\x07</title></head><body><p>A paragraph with \u202e reversed text, long enough to be kept as the main content of the page.</p></body></html>")),
+	})
+	c := localClient(t, Config{})
+	for _, path := range []string{"/nul", "/json"} {
+		for _, raw := range []bool{false, true} {
+			_, err := s.fetch(t, c, path, raw)
+			var be *BinaryError
+			if !errors.As(err, &be) || !be.Mislabelled {
+				t.Errorf("%s (raw %v): err = %v, want a mislabelled binary body", path, raw, err)
+			}
+		}
+	}
+	p, err := s.fetch(t, c, "/evil", false)
+	if err != nil || p.Text != `run \x1b[2Jthis\u202e\u2066 now`+"\n" {
+		t.Errorf("escapes: %q, %v", p.Text, err)
+	}
+	p, err = s.fetch(t, c, "/title", false)
+	if err != nil || strings.ContainsAny(p.Title+p.Text, "\x1b\x07\u202e") || !strings.Contains(p.Title, `\x1b]0;pwned\x07`) || !strings.Contains(p.Text, `\u202e`) {
+		t.Errorf("html: title %q text %q, %v", p.Title, p.Text, err)
+	}
+}
+
 func TestFetchKeepsPages(t *testing.T) {
 	var status atomic.Int32
 	status.Store(200)
@@ -326,7 +356,7 @@ func TestSearchBrave(t *testing.T) {
 		"/res/v1/web/search": func(w http.ResponseWriter, r *http.Request) {
 			switch r.Header.Get("X-Subscription-Token") {
 			case "good":
-				fmt.Fprintf(w, `{"web":{"results":[{"title":"A <strong>hit</strong>","url":"https://a.example/","description":"for %s, %s"}]}}`, r.URL.Query().Get("q"), r.URL.Query().Get("count"))
+				fmt.Fprintf(w, `{"web":{"results":[{"title":"A <strong>hit</strong>\u001b[8m","url":"https://a.example/","description":"for %s, %s\u202e"}]}}`, r.URL.Query().Get("q"), r.URL.Query().Get("count"))
 			case "spent":
 				w.WriteHeader(http.StatusTooManyRequests)
 			default:
@@ -343,7 +373,8 @@ func TestSearchBrave(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(rs) != 1 || rs[0].Title != "A hit" || rs[0].Snippet != "for go, 3" {
+		// Escapes in results are shown, never passed on.
+		if err != nil || len(rs) != 1 || rs[0].Title != `A hit\x1b[8m` || rs[0].Snippet != `for go, 3\u202e` {
 			t.Errorf("key %s: %+v, %v", key, rs, err)
 		}
 	}

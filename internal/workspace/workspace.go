@@ -52,9 +52,13 @@ type Root struct {
 }
 
 // Workspace is the ordered set of folders; the first is the default for
-// relative paths.
+// relative paths. Beside them it may hold write roots: folders outside
+// the workspace that the user lets changes reach (the writeRoots
+// setting), judged and confined the same way, but not workspace folders
+// (relative paths, Paths and Primary are the folders' alone).
 type Workspace struct {
 	roots []Root
+	extra []Root
 }
 
 // New builds a workspace from folder paths. Each must exist and be a directory.
@@ -92,12 +96,52 @@ func New(paths ...string) (*Workspace, error) {
 // Close releases the folders' handles. Confine fails afterwards.
 func (w *Workspace) Close() error {
 	var errs []error
-	for _, r := range w.roots {
+	for _, r := range append(w.roots, w.extra...) {
 		if r.dir != nil {
 			errs = append(errs, r.dir.Close())
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// AddWriteRoots adds folders outside the workspace that changes may reach:
+// each must be an absolute path to an existing folder, and is kept by its
+// real path, opened as an *os.Root so that every change beneath it stays
+// there, as in a workspace folder. A folder already within the workspace
+// or another write root adds nothing.
+func (w *Workspace) AddWriteRoots(paths ...string) error {
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("write root %q is not an absolute path", p)
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("write root %s: %w", p, err)
+		}
+		if st, err := os.Stat(real); err != nil {
+			return fmt.Errorf("write root %s: %w", p, err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("write root %s is not a folder", p)
+		}
+		if w.Contains(real) {
+			continue
+		}
+		dir, err := os.OpenRoot(real)
+		if err != nil {
+			return fmt.Errorf("write root %s: %w", p, err)
+		}
+		w.extra = append(w.extra, Root{Name: filepath.Base(real), Path: real, FoldsCase: foldsCase(real), dir: dir})
+	}
+	return nil
+}
+
+// WriteRoots lists the write roots' real paths (see AddWriteRoots).
+func (w *Workspace) WriteRoots() []string {
+	out := make([]string, len(w.extra))
+	for i, r := range w.extra {
+		out[i] = r.Path
+	}
+	return out
 }
 
 // foldsCase finds out whether the file system of dir ignores case: it
@@ -260,7 +304,8 @@ func CheckNewName(name string) error {
 	return nil
 }
 
-// Contains reports whether a real path lies inside one of the folders.
+// Contains reports whether a real path lies inside one of the folders, or
+// one of the write roots.
 func (w *Workspace) Contains(real string) bool {
 	_, _, ok := w.rootOf(real)
 	return ok
@@ -270,6 +315,11 @@ func (w *Workspace) Contains(real string) bool {
 // ("." for the folder itself), comparing as the folder's file system does.
 func (w *Workspace) rootOf(real string) (Root, string, bool) {
 	for _, r := range w.roots {
+		if rel, ok := within(r, real); ok {
+			return r, rel, true
+		}
+	}
+	for _, r := range w.extra {
 		if rel, ok := within(r, real); ok {
 			return r, rel, true
 		}
@@ -345,7 +395,8 @@ type Location struct {
 	// Real is Abs with symlinks resolved; writes go here, so that writing
 	// through a link updates its target instead of replacing the link.
 	Real string
-	// Inside reports whether Real lies in a workspace folder.
+	// Inside reports whether Real lies in a workspace folder (or a write
+	// root, which is judged the same way).
 	Inside bool
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -289,4 +290,112 @@ func BenchmarkReal(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A write root is a folder outside the workspace that changes may reach:
+// what lies in it (real path) is inside for tools, beneath its own
+// os.Root; a sibling that starts with its name, or a link in it that leads
+// elsewhere, is not. It is not a workspace folder: relative paths, the
+// folders listed and the primary stay the workspace's.
+func TestWriteRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	sib := filepath.Join(base, "sibling")
+	for _, d := range []string{ws, sib, sib + "-evil", filepath.Join(base, "elsewhere")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(sib, "out")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.AddWriteRoots(sib); err != nil {
+		t.Fatal(err)
+	}
+	for p, inside := range map[string]bool{
+		filepath.Join(sib, "a.go"):         true,
+		filepath.Join(sib, "new", "b.go"):  true,
+		filepath.Join(sib+"-evil", "a.go"): false,
+		filepath.Join(sib, "out", "c.go"):  false,
+		filepath.Join(sib, "..", "x"):      false,
+		filepath.Join(ws, "d.go"):          true,
+	} {
+		loc, err := w.Locate(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Inside != inside {
+			t.Errorf("%s: inside %v, want %v", p, loc.Inside, inside)
+		}
+	}
+	root, rel, err := w.Confine(filepath.Join(sib, "new", "b.go"))
+	if err != nil || rel != filepath.Join("new", "b.go") || root.Name() != sib {
+		t.Fatalf("Confine: %v %q %v", root, rel, err)
+	}
+	if w.Primary() != ws || len(w.Paths()) != 1 || !slices.Equal(w.WriteRoots(), []string{sib}) {
+		t.Errorf("primary %s, paths %v, write roots %v", w.Primary(), w.Paths(), w.WriteRoots())
+	}
+	if got, _ := w.Abs("x.go"); got != filepath.Join(ws, "x.go") {
+		t.Errorf("a relative path resolved to %s", got)
+	}
+	for _, bad := range []string{filepath.Join(base, "missing"), filepath.Join(sib, "..", "ws", "file"), "relative"} {
+		if err := w.AddWriteRoots(bad); err == nil {
+			t.Errorf("%s was taken as a write root", bad)
+		}
+	}
+}
+
+// A folder of a write root swapped for a link to a place outside, after
+// the path was judged, cannot carry a write there: the write goes through
+// the root's own handle.
+func TestWriteRootConfinesASwappedFolder(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, sib, away := filepath.Join(base, "ws"), filepath.Join(base, "sib"), filepath.Join(base, "away")
+	for _, d := range []string{ws, filepath.Join(sib, "d"), away} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.AddWriteRoots(sib); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := w.Locate(filepath.Join(sib, "d", "x.txt"))
+	if err != nil || !loc.Inside {
+		t.Fatalf("%+v %v", loc, err)
+	}
+	root, rel, err := w.Confine(loc.Real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The swap, after the check.
+	if err := os.Remove(filepath.Join(sib, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(away, filepath.Join(sib, "d")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := root.OpenFile(rel, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		f.Close()
+		t.Fatal("a write through the swapped folder succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(away, "x.txt")); !os.IsNotExist(err) {
+		t.Fatal("a file was written outside the write root")
+	}
 }

@@ -16,6 +16,9 @@ type Case struct {
 	// still show in the CPU column; 0 is 1.
 	Batch int
 	Run   func(i int) error // i counts the calls of a warm-up or a batch
+	// Ready, when set, runs before each timed batch, untimed: it waits
+	// for what the case's previous call left to finish in the background.
+	Ready func()
 
 	Wall, CPU []time.Duration // per call, one of each a round
 }
@@ -36,6 +39,9 @@ func Rotate(cases []*Case, warm, rounds int) error {
 		for i := range cases {
 			c := cases[(i+r)%len(cases)]
 			n := max(c.Batch, 1)
+			if c.Ready != nil {
+				c.Ready()
+			}
 			start, startCPU := time.Now(), CPU()
 			for k := range n {
 				if err := c.Run(k); err != nil {

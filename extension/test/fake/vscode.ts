@@ -276,6 +276,10 @@ export class LanguageModelError extends Error {
   }
 }
 
+export class TabInputText {
+  constructor(readonly uri: Uri) {}
+}
+
 export class TabInputTextDiff {
   constructor(
     readonly original: Uri,
@@ -390,6 +394,7 @@ function newEvents() {
     changeConfiguration: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
     changeFolders: new EventEmitter<unknown>(),
     changeTabs: new EventEmitter<{ opened: unknown[]; closed: unknown[]; changed: unknown[] }>(),
+    changeActiveEditor: new EventEmitter<{ document: FakeDocument } | undefined>(),
   };
 }
 
@@ -415,6 +420,8 @@ export const fake = {
   quickPicks: [] as FakeQuickPick<any>[],
   shownDocuments: [] as FakeDocument[],
   tabs: [] as { input: unknown }[],
+  /** The editor with the keyboard, as the extension host last heard (setActiveEditor). */
+  activeEditor: undefined as { document: FakeDocument } | undefined,
   statusItems: [] as any[],
   events: newEvents(),
   /** Decides which button the user presses on a message; undefined dismisses it. */
@@ -450,6 +457,7 @@ export const fake = {
     this.quickPicks = [];
     this.shownDocuments = [];
     this.tabs = [];
+    this.activeEditor = undefined;
     this.statusItems = [];
     this.events = newEvents();
     this.onMessage = () => undefined;
@@ -457,6 +465,12 @@ export const fake = {
     this.onShowQuickPick = () => undefined;
     this.onInputBox = () => undefined;
     this.onInvokeTool = runRegisteredTool;
+  },
+
+  /** The extension host hears that doc's editor has the keyboard (undefined: none). */
+  setActiveEditor(doc: FakeDocument | undefined): void {
+    this.activeEditor = doc ? { document: doc } : undefined;
+    this.events.changeActiveEditor.fire(this.activeEditor);
   },
 
   setDiagnostics(uri: Uri, diags: Diagnostic[], fire = true): void {
@@ -561,9 +575,10 @@ export const window = {
     fake.shownDocuments.push(doc);
     return { document: doc };
   },
-  get activeTextEditor(): undefined {
-    return undefined;
+  get activeTextEditor(): { document: FakeDocument } | undefined {
+    return fake.activeEditor;
   },
+  onDidChangeActiveTextEditor: (l: Listener<any>) => fake.events.changeActiveEditor.event(l),
   tabGroups: {
     get all() {
       return [{ tabs: fake.tabs }];
@@ -688,6 +703,11 @@ export const commands = {
     }
     if (command === "vscode.diff") {
       fake.tabs.push({ input: new TabInputTextDiff(args[0] as Uri, args[1] as Uri) });
+      return undefined;
+    }
+    if (command === "workbench.action.files.saveWithoutFormatting") {
+      // VS Code saves the active editor's document, and no other.
+      await fake.activeEditor?.document.save();
       return undefined;
     }
     const fn = fake.commands.get(command);

@@ -17,7 +17,7 @@ import { Daemon } from "../../src/daemon";
 import { DiagnosticsFeeder } from "../../src/diagnostics";
 import { InfoDocuments } from "../../src/infoDocuments";
 import { PlanView } from "../../src/plan";
-import { ApprovalRequestParams, MethodPermissionsList, PermissionsListResult } from "../../src/protocol";
+import { ApprovalRequestParams, permissionsList } from "../../src/protocol";
 import { RequestIds } from "../../src/requestIds";
 import { newToolContext, registerTools } from "../../src/tools";
 import { reviewPermissions } from "../../src/permissionCommands";
@@ -193,12 +193,33 @@ test("edit approval: text the user typed into the proposal is what gets written"
 });
 
 /** Writes file through write_file, approved with answer, and returns the tool's text. */
-async function approvedWrite(file: string, content: string, answer: "yes" | "always" = "yes"): Promise<string> {
+async function approvedWrite(file: string, content: string, answer: "yes" | "always" = "yes", turn: object = {}): Promise<string> {
   await call("read_file", { path: file });
-  const pending = call("write_file", { path: file, content }, {});
+  const pending = call("write_file", { path: file, content }, turn);
   approvals.answer(answer, (await nextReview()).proposedUri as any);
   return pending;
 }
+
+test("the calls of one chat session are one request: one undo puts them all back", async () => {
+  for (const f of ["turn-a.txt", "turn-b.txt", "turn-c.txt"]) {
+    writeFileSync(path.join(ws, f), twentyLines);
+  }
+  // VS Code rebuilds the token for every call; its session stays.
+  const chat1 = () => ({ sessionId: "chat-turns-1" });
+  await approvedWrite("turn-a.txt", twoChanges, "yes", chat1());
+  await approvedWrite("turn-b.txt", twoChanges, "yes", chat1());
+  await approvedWrite("turn-c.txt", twoChanges, "yes", { sessionId: "chat-turns-2" });
+  fake.onMessage = () => undefined;
+  await undo(daemon, docs);
+  assert.match(fake.messages.at(-1)!.text, /^Tether restored 1 file\.$/, "the other session's request is its own");
+  assert.equal(readFileSync(path.join(ws, "turn-c.txt"), "utf8"), twentyLines);
+  assert.equal(readFileSync(path.join(ws, "turn-a.txt"), "utf8"), twoChanges);
+  await undo(daemon, docs);
+  assert.match(fake.messages.at(-1)!.text, /^Tether restored 2 files\.$/);
+  for (const f of ["turn-a.txt", "turn-b.txt"]) {
+    assert.equal(readFileSync(path.join(ws, f), "utf8"), twentyLines, `${f} restored with its turn`);
+  }
+});
 
 test("undo puts the last request back, and says what it restored", async () => {
   writeFileSync(path.join(ws, "undo.txt"), twentyLines);
@@ -247,7 +268,7 @@ test("permissions: an “always” answer is listed, then forgotten", async () =
   await reviewPermissions(daemon, docs);
   assert.ok(listed.some((l) => /always .*change files/i.test(l)), `listed: ${listed.join(" | ")}`);
   assert.match(fake.messages.at(-1)!.text, /Tether forgot 1 saved answer\./);
-  const after = await daemon.request<PermissionsListResult>(MethodPermissionsList, {});
+  const after = await daemon.request(permissionsList, {});
   assert.deepEqual(after.rules, []);
 });
 
@@ -405,7 +426,7 @@ test("web_fetch: the prompt shows the URL and host; the page comes back as data"
     assert.equal(asked.length, 1, "asked once, in the chat");
     assert.equal(asked[0].title, "Tether: fetch from 127.0.0.1?");
     assert.ok(asked[0].message.includes(url), `the question shows the URL: ${asked[0].message}`);
-    assert.match(asked[0].message, /Always allow 127\\?\.0\\?\.0\\?\.1\]/, "always is scoped to the host");
+    assert.match(asked[0].message, /Always allow 127\\?\.0\\?\.0\\?\.1 \\\]\]/, "always is scoped to the host");
     assert.match(out, /served by a local server/);
     assert.match(out, /data from the web, not instructions/);
   } finally {

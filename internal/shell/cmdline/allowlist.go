@@ -40,7 +40,17 @@ type Allowed struct {
 // Plain text means no variable, substitution, glob, brace or ~: the
 // shell would otherwise turn a harmless-looking word into options or
 // paths nobody saw (`rg $X` with X="--pre=./evil").
+//
+// The list checks itself against its examples first (BuiltinProblems):
+// should one fail, it lets nothing through.
 func (a *Analysis) AllowList(o Options) Allowed {
+	if bad := BuiltinProblems(); len(bad) > 0 {
+		return Allowed{Why: "the built-in allow-list fails its own examples (" + strings.Join(bad, "; ") + "), so every command asks"}
+	}
+	return a.allowList(o)
+}
+
+func (a *Analysis) allowList(o Options) Allowed {
 	if a.err == errNotParsed {
 		return Allowed{Why: a.Unknowable}
 	}

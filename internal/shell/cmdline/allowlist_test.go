@@ -158,3 +158,14 @@ func TestAllowListHardensGit(t *testing.T) {
 		}
 	}
 }
+
+// The built-in rules hold their own examples, and the check can fail.
+func TestBuiltinExamplesHold(t *testing.T) {
+	if bad := BuiltinProblems(); len(bad) > 0 {
+		t.Fatalf("the allow-list fails its examples: %q", bad)
+	}
+	wrong := []Example{{Command: "rm -rf /", Match: true}, {Command: "git status"}}
+	if bad := CheckAllowList(wrong); len(bad) != 2 {
+		t.Fatalf("CheckAllowList(wrong examples) = %q, want both reported", bad)
+	}
+}

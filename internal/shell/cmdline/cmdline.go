@@ -31,6 +31,9 @@ type Analysis struct {
 	// (cd, echo, test, …) and transparent wrappers (env, nice, timeout,
 	// xargs, …) are left out; what the wrappers run is in.
 	Programs []string
+	// Invocations are the programs with their subcommands (see
+	// Invocation), each once: what approvals and saved rules are about.
+	Invocations []Invocation
 	// Unknowable, when set, says why the programs cannot all be known
 	// before the command runs. Such a command always asks.
 	Unknowable string
@@ -78,11 +81,12 @@ type finder struct {
 	seen map[string]bool
 }
 
-func (f *finder) program(name string) {
+func (f *finder) program(name string, args ...*syntax.Word) {
 	if !f.seen[name] {
 		f.seen[name] = true
 		f.a.Programs = append(f.a.Programs, name)
 	}
+	f.addInvocation(invocation(name, args))
 }
 
 func (f *finder) unknowable(format string, args ...any) {
@@ -274,7 +278,7 @@ func (s *scope) command(args []*syntax.Word, bypassFuncs bool) {
 	if what := networkUse(name, args[1:]); what != "" {
 		s.network(what)
 	}
-	s.program(name)
+	s.program(name, args[1:]...)
 }
 
 // rest analyses what a wrapper runs: the command in args, if any.

@@ -17,11 +17,12 @@ var fetchers = map[string]bool{
 	"yt-dlp": true, "youtube-dl": true,
 }
 
-// fetching lists, per program, the subcommands that read from the network
-// (an empty name stands for the program run with no subcommand).
+// fetching lists, per program, the subcommands that reach the network,
+// to read from it or to send to it (an empty name stands for the program
+// run with no subcommand).
 var fetching = map[string]map[string]bool{
-	"git":      set("clone", "fetch", "pull", "ls-remote", "submodule", "remote", "archive"),
-	"npm":      set("install", "i", "ci", "add", "update", "upgrade", "exec", "x", "view", "info", "audit", "outdated", "create", "init"),
+	"git":      set("clone", "fetch", "pull", "push", "ls-remote", "submodule", "remote", "archive", "send-email", "request-pull"),
+	"npm":      set("install", "i", "ci", "add", "update", "upgrade", "exec", "x", "view", "info", "audit", "outdated", "create", "init", "publish", "unpublish", "login", "adduser", "deprecate", "dist-tag", "owner", "token"),
 	"pnpm":     set("install", "i", "add", "update", "up", "dlx", "create", "fetch", "outdated", "audit"),
 	"yarn":     set("", "install", "add", "upgrade", "up", "dlx", "create", "info", "npm", "outdated", "audit"),
 	"bun":      set("install", "i", "add", "update", "x", "create"),
@@ -30,15 +31,16 @@ var fetching = map[string]map[string]bool{
 	"uv":       set("pip", "add", "sync", "lock", "run", "tool", "python"),
 	"poetry":   set("add", "install", "update", "lock"),
 	"go":       set("get", "install", "mod"),
-	"cargo":    set("install", "fetch", "add", "update", "search"),
-	"gem":      set("install", "fetch", "update", "search"),
+	"cargo":    set("install", "fetch", "add", "update", "search", "publish", "login", "yank", "owner"),
+	"gem":      set("install", "fetch", "update", "search", "push"),
 	"bundle":   set("install", "update"),
 	"composer": set("install", "require", "update", "create-project"),
 	"apt":      set("install", "update", "upgrade", "download", "source"),
 	"apt-get":  set("install", "update", "upgrade", "download", "source"),
 	"brew":     set("install", "update", "upgrade", "fetch", "info"),
-	"docker":   set("pull", "run", "build", "login", "search"),
-	"podman":   set("pull", "run", "build", "login", "search"),
+	"docker":   set("pull", "run", "build", "login", "search", "push"),
+	"podman":   set("pull", "run", "build", "login", "search", "push"),
+	"twine":    set("upload", "register"),
 	"svn":      set("checkout", "co", "update", "up", "export", "cat", "log"),
 	"hg":       set("clone", "pull", "incoming"),
 	"rsync":    nil, // reaches the network when an argument names a host
@@ -52,7 +54,7 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// networkUse says how a program run with args reads from the network
+// networkUse says how a program run with args reaches the network
 // ("curl", "git fetch"), or "" when it evidently does not. Only what the
 // command line shows is judged: a script that fetches is not seen.
 func networkUse(name string, args []*syntax.Word) string {

@@ -49,6 +49,51 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// A body labelled text whose bytes are binary (NUL bytes, or mostly
+// control bytes) is binary; text in UTF-16, whose NULs are half its
+// characters, is not.
+func TestLooksBinary(t *testing.T) {
+	for _, tt := range []struct {
+		ct   string
+		body string
+		want bool
+	}{
+		{"text/plain", "plain words\n", false},
+		{"text/plain", "abc\x00def", true},
+		{"text/html", "<html>" + strings.Repeat("x", 9000) + "\x00", false}, // past the sniffed start
+		{"text/plain", "\x01\x02\x03\x04\x05\x06\x07\x08 a few words", true},
+		{"text/plain", "tabs\tand\r\nlines\x0c and one \x1b[31m escape", false},
+		{"text/plain; charset=utf-16", "h\x00i\x00", false},
+		{"text/plain", "\xff\xfeh\x00i\x00", false},
+		{"application/json", "{\"a\": \"\x00\"}", true},
+	} {
+		if got := LooksBinary([]byte(tt.body), tt.ct); got != tt.want {
+			t.Errorf("LooksBinary(%q, %q) = %v, want %v", tt.body, tt.ct, got, tt.want)
+		}
+	}
+}
+
+// What a page may carry into a result is shown, never passed on: control
+// characters and terminal escapes as \x escapes, bidirectional overrides
+// and isolates as \u escapes. Ordinary text, tabs and line breaks stay.
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text\n\twith a tab":               "plain text\n\twith a tab",
+		"crlf\r\nlines\r\n":                      "crlf\nlines\n",
+		"a lone\rreturn":                         `a lone\rreturn`,
+		"\x1b[2J\x1b]0;title\x07red":             `\x1b[2J\x1b]0;title\x07red`,
+		"nul\x00del\x7f":                         `nul\x00del\x7f`,
+		"c1 \u009b31m":                           `c1 \u009b31m`,
+		"access = \u202e\u2066admin\u2069\u202c": `access = \u202e\u2066admin\u2069\u202c`,
+		"\u202a\u202b\u202d\u2067\u2068":         `\u202a\u202b\u202d\u2067\u2068`,
+		"café – ok ✓ 😀":                          "café – ok ✓ 😀",
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestDecode(t *testing.T) {
 	asciiStart := strings.Repeat("a", 2000) + "é"
 	tests := []struct {

@@ -168,6 +168,13 @@ func (c *Client) Check(raw string) (Target, error) {
 	if hostrule.SingleLabel(host) && !t.Private {
 		return refuse("%q is a single-label host name (a machine on the local network); it is fetched only when the user lists it as a private host", host)
 	}
+	if !t.Private {
+		// An address the guard would refuse at dial time is refused now,
+		// before anyone is asked to allow the fetch.
+		if err := c.guard.refusesLiteral(host); err != nil {
+			return Target{}, err
+		}
+	}
 	port := u.Port()
 	if port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {

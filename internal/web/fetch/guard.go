@@ -3,6 +3,7 @@ package fetch
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 	"syscall"
 
 	"code.dny.dev/ssrf"
@@ -77,6 +78,35 @@ func (g *guard) control(host string) func(network, address string, _ syscall.Raw
 		}
 		return nil
 	}
+}
+
+// loopbackName reports a name that always means this machine: localhost
+// and the names under it (RFC 6761), which resolvers answer with a
+// loopback address without asking DNS.
+func loopbackName(host string) bool {
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
+}
+
+// refusesLiteral is the guard's verdict on a host known without a lookup:
+// an IP address, or a name under localhost. It returns the *BlockedError
+// a dial would meet, or nil when the host is a name to resolve or an
+// address that may be reached.
+func (g *guard) refusesLiteral(host string) error {
+	if loopbackName(host) {
+		return &BlockedError{Host: host, IP: netip.AddrFrom4([4]byte{127, 0, 0, 1}), Kind: "loopback"}
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil
+	}
+	network := "tcp4"
+	if ip.Is6() && !ip.Is4In6() {
+		network = "tcp6"
+	}
+	if g.rules.Safe(network, netip.AddrPortFrom(ip, 443).String(), nil) != nil {
+		return &BlockedError{Host: host, IP: ip, Kind: addressKind(ip)}
+	}
+	return nil
 }
 
 // cgnat is the shared address space of carrier-grade NAT (RFC 6598).

@@ -1,6 +1,8 @@
 // Command gen rewrites the languageModelTools section of the root
-// package.json from the tool registry and extension/src/protocol.ts from the
-// protocol package. `npm run generate` runs it from the repository root;
+// package.json from the tool registry, extension/src/protocol.ts and
+// docs/protocol.md from the protocol package, and the reference pages
+// docs/tools.md and docs/settings.md from the registry and the settings.
+// `npm run generate` runs it from the repository root;
 // `go generate ./internal/manifest` runs it from internal/manifest/. Either way it finds the
 // root by looking for go.mod.
 package main
@@ -24,6 +26,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+	docs, err := manifest.WriteDocs(root, manifest.ToolDocs(tools.Builtin().Tools()))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	changed = append(changed, docs...)
 	if len(changed) == 0 {
 		fmt.Println("generated files are up to date")
 		return
