@@ -149,6 +149,7 @@ func (b *bench) makeWorkspace() error {
 	big := bigFile()
 	for _, side := range []string{"tether", "peer"} {
 		files["edit-"+side+".go"] = big
+		files["over-"+side+".go"] = big
 	}
 	for i := range 100 {
 		files[fmt.Sprintf("list/file-%03d.txt", i)] = "x\n"
@@ -397,6 +398,24 @@ func (b *bench) calls() error {
 	}
 	b.add(row{"edit_file on a 1 MiB file, median", measure.Ms(measure.Median(te)), measure.Ms(measure.Median(pe)), measure.Ratio(measure.Median(te), measure.Median(pe)), "", ""})
 
+	// An existing 1 MiB file overwritten whole, two payloads that differ
+	// in one line alternated, every call of Tether's in one request (its
+	// checkpoint made by the first): the overwrite path itself, still
+	// written so that a crash leaves the old file or the new one.
+	if _, _, err := t.toolCall(map[string]any{"name": "read_file", "arguments": map[string]any{"path": "over-tether.go"}, "requestId": "overwrite"}); err != nil {
+		return err
+	}
+	payloads := [2]string{strings.Replace(content, "// MARK one", "// MARK two", 1), content}
+	to, po, err := interleave(b.o.rounds, func(i int) (time.Duration, error) {
+		return took(t.toolCall(map[string]any{"name": "write_file", "arguments": map[string]any{"path": "over-tether.go", "content": payloads[i%2]}, "requestId": "overwrite"}))
+	}, func(i int) (time.Duration, error) {
+		return took(p.toolCall(map[string]any{"name": "write_file", "arguments": map[string]any{"path": filepath.Join(b.ws, "over-peer.go"), "content": payloads[i%2]}}))
+	})
+	if err != nil {
+		return err
+	}
+	b.add(row{"write_file overwriting a 1 MiB file (2 payloads alternated, 1 request), median", measure.Ms(measure.Median(to)), measure.Ms(measure.Median(po)), measure.Ratio(measure.Median(to), measure.Median(po)), "≤ 0.5×", met(ratio(to, po) <= 0.5)})
+
 	peak, err := rpctest.ProcKiB(t.pid(), "VmHWM")
 	if err != nil {
 		return err
@@ -507,6 +526,27 @@ func (b *bench) search() error {
 	}
 	b.add(row{fmt.Sprintf("glob %s on the tree (%d paths) vs rg --files -g, median", glob, globLines), measure.Ms(measure.Median(tg)), measure.Ms(measure.Median(rgg)) + " (rg)",
 		measure.Ratio(measure.Median(tg), measure.Median(rgg)), "≤ 1.1×", met(ratio(tg, rgg) <= 1.1)})
+
+	// The same glob through `tether call`, a process of its own, against
+	// rg started the same way: the command line's start-up included.
+	tc, rgc, err := interleave(b.o.rounds, func(i int) (time.Duration, error) {
+		cmd := exec.Command(b.o.tether, "call", "--workspace", b.tree, "--rg", b.o.rg, "glob", fmt.Sprintf(`{"pattern":%q,"max_results":%d}`, glob, 5000-i%2))
+		cmd.Env = append(os.Environ(), b.env...)
+		t0 := time.Now()
+		out, err := cmd.Output()
+		d := time.Since(t0)
+		if err == nil && strings.Count(string(out), "\n") < globLines {
+			err = fmt.Errorf("tether call glob printed %d lines, the daemon's glob %d", strings.Count(string(out), "\n"), globLines)
+		}
+		return d, err
+	}, func(int) (time.Duration, error) {
+		return rg("--files", "-g", glob)
+	})
+	if err != nil {
+		return err
+	}
+	b.add(row{fmt.Sprintf("`tether call glob` %s vs rg --files -g, process start included, median", glob), measure.Ms(measure.Median(tc)), measure.Ms(measure.Median(rgc)) + " (rg)",
+		measure.Ratio(measure.Median(tc), measure.Median(rgc)), "≤ 1.1×", met(ratio(tc, rgc) <= 1.1)})
 
 	const pattern = `sync\.Mutex`
 	tgr, rgr, err := interleave(b.o.rounds, func(i int) (time.Duration, error) {
