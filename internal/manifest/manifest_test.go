@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/protocol"
 	"github.com/tether-dev/tether/tools"
 )
@@ -29,6 +30,33 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 	}
 	for _, d := range drift {
 		t.Errorf("run `npm run generate` (or `go generate ./internal/manifest`) and commit the result: %s", d)
+	}
+}
+
+// TestBuiltSchemasUpToDate: the table of input schemas built into the
+// program is what the tools' argument types infer, and the tools are
+// listed with it.
+func TestBuiltSchemasUpToDate(t *testing.T) {
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := tools.Builtin().Tools()
+	d, err := SchemasDrift(root, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != "" {
+		t.Errorf("run `go run ./internal/manifest/cmd/gen` and commit the result: %s is stale:\n%s", SchemasGoPath, d)
+	}
+	for _, tl := range ts {
+		want, err := tool.InferredSchema(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tl.Info(nil).InputSchema; string(got) != string(want) {
+			t.Errorf("%s is listed with %s, want the inferred %s", tl.Name(), got, want)
+		}
 	}
 }
 

@@ -41,7 +41,7 @@ func checkTool() *defTool[checkArgs] {
 			s.Properties["edits"].Items.Properties["old"].MinLength = jsonschema.Ptr(1)
 		},
 	}).(*defTool[checkArgs])
-	t.init()
+	t.initDecode()
 	if t.check == nil {
 		panic("the test schema did not compile")
 	}
@@ -136,7 +136,7 @@ type readArgs struct {
 }
 
 func benchDecode[A any](b *testing.B, name string, raw []byte, tl *defTool[A]) {
-	tl.init()
+	tl.initDecode()
 	tl.resolve()
 	b.Run(name+"/decode", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))

@@ -68,22 +68,67 @@ type Def[A any] struct {
 type defTool[A any] struct {
 	def Def[A]
 
-	// The schema and the description template are built on first use,
-	// not when the program starts: a command that never lists the tools
-	// never pays for them.
-	once     sync.Once
-	schema   json.RawMessage
-	inferred *jsonschema.Schema
-	check    *argCheck        // nil: every call is validated the slow way
-	fields   *jsonscan.Fields // nil: arguments are decoded by encoding/json alone
-	props    []string
-	doc      *template.Template
+	// What the tool list needs is made on first use, not when the program
+	// starts: a command that never lists the tools never pays for it. The
+	// schema comes from the table built with the program (SetBuiltSchemas)
+	// when it has this tool, so the list costs no inference.
+	once   sync.Once
+	schema json.RawMessage
+	doc    *template.Template
+
+	// What decoding a call needs, made on the first call.
+	decodeOnce sync.Once
+	check      *argCheck        // nil: every call is validated the slow way
+	fields     *jsonscan.Fields // nil: arguments are decoded by encoding/json alone
+
+	// The schema as a value, inferred from A when a call needs it: for
+	// arguments the one-pass check refuses, for the list of arguments in
+	// an error, and where the table has no schema for the tool.
+	inferOnce   sync.Once
+	inferred    *jsonschema.Schema
+	inferredRaw json.RawMessage
+	props       []string
 
 	// The validator is made on the first call the one-pass check refuses:
 	// most processes never need it, and making it is most of what a
 	// tool's first use costs.
 	resolveOnce sync.Once
 	resolved    *jsonschema.Resolved
+}
+
+// builtSchema gives the tools' input schemas as inferred when the
+// program was built, by SchemaKey; see SetBuiltSchemas.
+var builtSchema = func(string) (string, bool) { return "", false }
+
+// SetBuiltSchemas gives the package the input schemas a generated file
+// holds (tools/schemas_gen.go, written by internal/manifest/cmd/gen), by
+// SchemaKey, so that listing the tools infers none of them by reflection
+// at run time. It is called from an init function, before any tool is
+// used. A tool the table does not have, or has under another argument
+// type, has its schema inferred as before; a test compares the table with
+// the inference.
+func SetBuiltSchemas(lookup func(key string) (schema string, ok bool)) { builtSchema = lookup }
+
+// SchemaKey is the key of a tool's schema in the table SetBuiltSchemas
+// takes: its name and the type of its arguments.
+func SchemaKey(t Tool) string {
+	if k, ok := t.(interface{ schemaKey() string }); ok {
+		return k.schemaKey()
+	}
+	return ""
+}
+
+// InferredSchema is t's input schema inferred from its argument type now,
+// bypassing the built table: what the generator writes into the table,
+// and what the test compares it with.
+func InferredSchema(t Tool) (json.RawMessage, error) {
+	i, ok := t.(interface {
+		inferSchema() (json.RawMessage, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("tool %s is not made by tool.New", t.Name())
+	}
+	return i.inferSchema()
 }
 
 // New turns a declaration into a Tool. A schema that cannot be inferred or
@@ -93,32 +138,80 @@ func New[A any](d Def[A]) Tool {
 	return &defTool[A]{def: d}
 }
 
+func (t *defTool[A]) schemaKey() string {
+	return t.def.Name + " " + reflect.TypeFor[A]().String()
+}
+
+// init makes what the tool list needs: the schema and the description's
+// template.
 func (t *defTool[A]) init() {
 	t.once.Do(func() {
-		d := t.def
-		s, err := jsonschema.For[A](nil)
-		if err != nil {
-			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
+		if s, ok := builtSchema(t.schemaKey()); ok {
+			t.schema = json.RawMessage(s)
+		} else {
+			t.schema = t.infer().raw
 		}
-		notNull(s)
-		if d.Tune != nil {
-			d.Tune(s)
-		}
-		t.inferred = s
-		if t.schema, err = json.Marshal(s); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", d.Name, err))
-		}
+		t.doc = template.Must(template.New(t.def.Name).Funcs(DocFuncs).Option("missingkey=error").Parse(t.def.Doc))
+	})
+}
+
+// initDecode makes what decoding a call needs: the one-pass check of
+// the arguments against the schema, and the decoder of A's fields.
+func (t *defTool[A]) initDecode() {
+	t.init()
+	t.decodeOnce.Do(func() {
 		if t.check = compileArgCheck(t.schema); t.check == nil {
 			t.resolve() // every call needs the validator
 		}
 		t.fields = jsonscan.For(reflect.TypeFor[A]())
-		for p := range s.Properties {
+	})
+}
+
+// inference is a schema inferred from A, with its encoding.
+type inference struct {
+	schema *jsonschema.Schema
+	raw    json.RawMessage
+	err    error
+}
+
+func (t *defTool[A]) inferSchema() (json.RawMessage, error) {
+	i := t.inferNow()
+	return i.raw, i.err
+}
+
+// inferNow infers the schema from A, tuned, and encodes it.
+func (t *defTool[A]) inferNow() inference {
+	s, err := jsonschema.For[A](nil)
+	if err != nil {
+		return inference{err: err}
+	}
+	notNull(s)
+	if t.def.Tune != nil {
+		t.def.Tune(s)
+	}
+	raw, err := json.Marshal(s)
+	return inference{schema: s, raw: raw, err: err}
+}
+
+// infer is the schema as a value, inferred once, with its encoding; it
+// panics where the schema cannot be inferred, a programming error.
+func (t *defTool[A]) infer() inference {
+	t.inferOnce.Do(func() {
+		i := t.inferNow()
+		if i.err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.def.Name, i.err))
+		}
+		t.inferred, t.inferredRaw = i.schema, i.raw
+		for p := range i.schema.Properties {
 			t.props = append(t.props, p)
 		}
 		sort.Strings(t.props)
-		t.doc = template.Must(template.New(d.Name).Funcs(DocFuncs).Option("missingkey=error").Parse(d.Doc))
 	})
+	return inference{schema: t.inferred, raw: t.inferredRaw}
 }
+
+// inferredSchema is the schema as a value, for the slow paths.
+func (t *defTool[A]) inferredSchema() *jsonschema.Schema { return t.infer().schema }
 
 func (t *defTool[A]) Name() string { return t.def.Name }
 
@@ -193,7 +286,7 @@ func (t *defTool[A]) Run(ctx context.Context, c *Call) (Result, error) {
 // once, into A; any others go through the validator, which says what is
 // wrong with them.
 func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
-	t.init()
+	t.initDecode()
 	var args A
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -208,7 +301,7 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 		return args, err
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return args, explainDecode(t.inferred, err)
+		return args, explainDecode(t.inferredSchema(), err)
 	}
 	return args, nil
 }
@@ -218,7 +311,7 @@ func (t *defTool[A]) decode(raw json.RawMessage) (A, error) {
 func (t *defTool[A]) resolve() *jsonschema.Resolved {
 	t.resolveOnce.Do(func() {
 		var err error
-		if t.resolved, err = t.inferred.Resolve(nil); err != nil {
+		if t.resolved, err = t.inferredSchema().Resolve(nil); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", t.def.Name, err))
 		}
 	})
@@ -237,13 +330,14 @@ func (t *defTool[A]) validate(raw json.RawMessage) error {
 	if !ok {
 		return errors.New("arguments must be a JSON object")
 	}
+	inferred := t.inferredSchema()
 	for k := range obj {
-		if _, known := t.inferred.Properties[k]; !known {
+		if _, known := inferred.Properties[k]; !known {
 			return fmt.Errorf("unknown argument %q", k)
 		}
 	}
 	if err := t.resolve().Validate(instance); err != nil {
-		return errors.New(explainArgs(t.inferred, instance, cleanValidation(err.Error())))
+		return errors.New(explainArgs(inferred, instance, cleanValidation(err.Error())))
 	}
 	return nil
 }
@@ -266,7 +360,7 @@ func notNull(s *jsonschema.Schema) {
 
 // describeArgs lists the arguments with their types, required ones marked.
 func (t *defTool[A]) describeArgs() string {
-	s := t.inferred
+	s := t.inferredSchema()
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		required[r] = true
