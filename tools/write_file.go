@@ -47,7 +47,8 @@ func runWriteFile(ctx context.Context, c *tool.Call, a writeFileArgs) (tool.Resu
 		return tool.Failf("content is %d bytes, over the %d-byte limit for one write_file call (half of the output budget, so a long file is never cut off mid-way). "+
 			"Write it in sections of under %d bytes: the first with write_file, each next one with write_file append=true. Nothing was written.", len(a.Content), limit, limit), nil
 	}
-	if textfile.IsBinary([]byte(a.Content)) {
+	// Only the part IsBinary looks at is copied, not the whole content.
+	if textfile.IsBinary([]byte(a.Content[:min(len(a.Content), textfile.SniffLen)])) {
 		return tool.Failf("content contains NUL bytes; write_file writes text files only. Nothing was written."), nil
 	}
 	loc, err := c.LocateWrite(a.Path)

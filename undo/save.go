@@ -2,6 +2,7 @@ package undo
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -50,6 +51,25 @@ func (s *Store) Save(requestID, path string) error {
 // its absence) right after changing it, so that undo can tell a later
 // change by someone else from Tether's own.
 func (s *Store) Wrote(requestID, path string) error {
+	return s.wrote(requestID, path, currentState)
+}
+
+// WroteContent is Wrote for a regular file Tether has just written whole
+// with data: what it left is hashed from data, not read back from the
+// disk. Where path is no longer a regular file of len(data) bytes, it is
+// read back as Wrote reads it.
+func (s *Store) WroteContent(requestID, path string, data []byte) error {
+	return s.wrote(requestID, path, func(path string) (fileState, error) {
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+			return currentState(path)
+		}
+		sum := sha256.Sum256(data)
+		return fileState{Exists: true, SHA: hex.EncodeToString(sum[:]), Size: fi.Size(), Mode: uint32(fi.Mode() & keptModeBits)}, nil
+	})
+}
+
+func (s *Store) wrote(requestID, path string, state func(string) (fileState, error)) error {
 	path, err := checkArgs(requestID, path)
 	if err != nil {
 		return err
@@ -62,7 +82,7 @@ func (s *Store) Wrote(requestID, path string) error {
 		if cp.lookup(path) == nil {
 			return fmt.Errorf("undo: %s was written under request %q without being saved first (or its checkpoint was undone meanwhile); call Save before changing a file", path, requestID)
 		}
-		st, err := currentState(path)
+		st, err := state(path)
 		if err != nil {
 			return fmt.Errorf("undo: recording what was written to %s: %w", path, err)
 		}

@@ -48,6 +48,7 @@ func runCall(args []string) int {
 	// instead of killing tether halfway through a write.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	oneProcessor()
 	return callMain(ctx, args, osIO())
 }
 

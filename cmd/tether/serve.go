@@ -35,23 +35,29 @@ func runServe(args []string) int {
 	return 1
 }
 
+// oneProcessor has one processor run the Go code, unless GOMAXPROCS says
+// otherwise, as serve, mcp and call do. The calls mostly wait (on the
+// disk, the pipes, ripgrep and the shell), and with a second processor
+// idle each call woke a thread to look for work and put it back to sleep:
+// measured side by side (bench/peers -against), one processor took
+// 0.75-0.81x the CPU of a 4 KiB read_file and 0.52-0.64x that of a 1 MiB
+// write_file, and no more time; tether mcp's 4 KiB read took 0.62 ms of
+// CPU against 0.88 ms (bench/mcp). In `tether call`, the second
+// processor competed with ripgrep's own threads for the machine's cores
+// while glob read its output. A call busy computing for long still hands
+// the reading on (see daemon's runInline) at the runtime's next
+// preemption, within milliseconds.
+func oneProcessor() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+}
+
 // stdioServer readies the process to serve a client on stdin and stdout,
 // as serve and mcp do: one processor, signals, and the protocol's own
 // descriptors. done undoes what it can.
 func stdioServer() (ctx context.Context, in, out *os.File, done func()) {
-	// One processor runs the Go code, unless GOMAXPROCS says otherwise.
-	// The calls mostly wait (on the disk, the pipes, ripgrep and the
-	// shell), and with a second processor idle each call woke a thread to
-	// look for work and put it back to sleep: measured side by side
-	// (bench/peers -against), one processor took 0.75-0.81x the CPU of a
-	// 4 KiB read_file and 0.52-0.64x that of a 1 MiB write_file, and no
-	// more time; tether mcp's 4 KiB read took 0.62 ms of CPU against
-	// 0.88 ms (bench/mcp). A call busy computing for long still hands the
-	// reading on (see daemon's runInline) at the runtime's next
-	// preemption, within milliseconds.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
+	oneProcessor()
 	// A client that goes away leaves stdout a broken pipe; the write must
 	// fail with an error, not kill the process before it stops its tools'
 	// processes. Notify, not Ignore: an ignored signal stays ignored in

@@ -626,11 +626,26 @@ func (c *Call) checkpoint(path string) error {
 	return nil
 }
 
-func (c *Call) wrote(path string) {
+// wroteContent is implemented by a Checkpointer that can record a file
+// Tether has just written whole from the bytes it wrote, instead of
+// reading them back from the disk.
+type wroteContent interface {
+	WroteContent(requestID, path string, data []byte) error
+}
+
+// wrote records what Tether left at path; data, when not nil, is what it
+// has just written there, whole.
+func (c *Call) wrote(path string, data []byte) {
 	if c.Env.Checkpoints == nil {
 		return
 	}
-	if err := c.Env.Checkpoints.Wrote(c.RequestID, path); err != nil {
+	var err error
+	if w, ok := c.Env.Checkpoints.(wroteContent); ok && data != nil {
+		err = w.WroteContent(c.RequestID, path, data)
+	} else {
+		err = c.Env.Checkpoints.Wrote(c.RequestID, path)
+	}
+	if err != nil {
 		c.Log().Warn("recording what was written for undo", "path", path, "err", err)
 	}
 }
@@ -673,7 +688,7 @@ func (c *Call) applyOne(ch Change) error {
 			c.abandon(ch.Path.Real)
 			return err
 		}
-		c.wrote(ch.Path.Real)
+		c.wrote(ch.Path.Real, ch.After)
 		if fi, serr := root.Stat(rel); serr == nil && !ch.Unseen {
 			c.Session.AfterWrite(ch.Path.Real, fi, ch.After, textfile.CountLines(ch.After), ch.FullyKnown)
 		} else {
@@ -689,7 +704,7 @@ func (c *Call) applyOne(ch Change) error {
 			c.abandon(ch.Path.Real)
 			return err
 		}
-		c.wrote(ch.Path.Real)
+		c.wrote(ch.Path.Real, nil)
 		c.Session.Forget(ch.Path.Real)
 		return err
 	case Move:
@@ -713,8 +728,8 @@ func (c *Call) applyOne(ch Change) error {
 			c.abandon(ch.From.Real, ch.Path.Real)
 			return err
 		}
-		c.wrote(ch.From.Real)
-		c.wrote(ch.Path.Real)
+		c.wrote(ch.From.Real, nil)
+		c.wrote(ch.Path.Real, nil)
 		if fi, serr := root.Stat(rel); serr == nil {
 			c.Session.Moved(ch.From.Real, ch.Path.Real, fi)
 		}
