@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -132,6 +133,29 @@ func BenchmarkTop1MiBString(b *testing.B) {
 	for b.Loop() {
 		if _, f := Top(body, 128, 1<<18, nil); f != OK {
 			b.Fatal(f)
+		}
+	}
+}
+
+// TestPlainRunStopsAtTheFirstByteToLookAt: plainRun stops exactly where a
+// byte-by-byte scan does, except in the last seven bytes, which it leaves
+// to the reader's loop; it never passes a byte the reader must see.
+func TestPlainRunStopsAtTheFirstByteToLookAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	special := []byte{'"', '\\', '\n', 0, 0x1f, 0x80, 0xc3, 0xff}
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for k := range b {
+			b[k] = byte(0x20 + rng.IntN(0x5f)) // plain ASCII, '"' and '\\' included
+			if rng.IntN(12) == 0 {
+				b[k] = special[rng.IntN(len(special))]
+			}
+		}
+		for i := 0; i <= len(b); i++ {
+			got, want := plainRun(b, i), plainRunBytewise(b, i)
+			if got > want || got < i || (got != want && len(b)-got >= 8) {
+				t.Fatalf("plainRun(%q, %d) = %d, a byte-by-byte scan stops at %d", b, i, got, want)
+			}
 		}
 	}
 }
