@@ -55,16 +55,15 @@ func (s *Store) Wrote(requestID, path string) error {
 }
 
 // WroteContent is Wrote for a regular file Tether has just written whole
-// with data: what it left is hashed from data, not read back from the
-// disk. Where path is no longer a regular file of len(data) bytes, it is
-// read back as Wrote reads it.
-func (s *Store) WroteContent(requestID, path string, data []byte) error {
+// with data, whose SHA-256 is sum: what it left is recorded from them,
+// not read back from the disk and hashed. Where path is no longer a
+// regular file of len(data) bytes, it is read back as Wrote reads it.
+func (s *Store) WroteContent(requestID, path string, data []byte, sum [sha256.Size]byte) error {
 	return s.wrote(requestID, path, func(path string) (fileState, error) {
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
 			return currentState(path)
 		}
-		sum := sha256.Sum256(data)
 		return fileState{Exists: true, SHA: hex.EncodeToString(sum[:]), Size: fi.Size(), Mode: uint32(fi.Mode() & keptModeBits)}, nil
 	})
 }

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"crypto/sha256"
 	"os"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestWroteContentRecordsWhatWroteReadsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.put("a.txt", tc.onDisk, 0o640)
-			if err := f.store.WroteContent("r", p, []byte(tc.written)); err != nil {
+			if err := f.store.WroteContent("r", p, []byte(tc.written), sha256.Sum256([]byte(tc.written))); err != nil {
 				t.Fatal(err)
 			}
 			want, err := currentState(p)

@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -627,21 +628,34 @@ func (c *Call) checkpoint(path string) error {
 }
 
 // wroteContent is implemented by a Checkpointer that can record a file
-// Tether has just written whole from the bytes it wrote, instead of
-// reading them back from the disk.
+// Tether has just written whole from the bytes it wrote and their
+// SHA-256, instead of reading them back from the disk and hashing them.
 type wroteContent interface {
-	WroteContent(requestID, path string, data []byte) error
+	WroteContent(requestID, path string, data []byte, sum [sha256.Size]byte) error
+}
+
+// contentSum hashes what a change is about to write for the undo store,
+// meanwhile: on a goroutine of its own, so that the hashing runs while
+// the write waits for the disk. It returns nil where the store reads the
+// file back instead.
+func (c *Call) contentSum(data []byte) <-chan [sha256.Size]byte {
+	if _, ok := c.Env.Checkpoints.(wroteContent); !ok || data == nil {
+		return nil
+	}
+	sum := make(chan [sha256.Size]byte, 1)
+	go func() { sum <- sha256.Sum256(data) }()
+	return sum
 }
 
 // wrote records what Tether left at path; data, when not nil, is what it
-// has just written there, whole.
-func (c *Call) wrote(path string, data []byte) {
+// has just written there, whole, and sum its hash from contentSum.
+func (c *Call) wrote(path string, data []byte, sum <-chan [sha256.Size]byte) {
 	if c.Env.Checkpoints == nil {
 		return
 	}
 	var err error
-	if w, ok := c.Env.Checkpoints.(wroteContent); ok && data != nil {
-		err = w.WroteContent(c.RequestID, path, data)
+	if w, ok := c.Env.Checkpoints.(wroteContent); ok && data != nil && sum != nil {
+		err = w.WroteContent(c.RequestID, path, data, <-sum)
 	} else {
 		err = c.Env.Checkpoints.Wrote(c.RequestID, path)
 	}
@@ -679,16 +693,20 @@ func (c *Call) applyOne(ch Change) error {
 		if err := c.checkpoint(ch.Path.Real); err != nil {
 			return err
 		}
+		sum := c.contentSum(ch.After)
 		created, err := fsatomic.MkdirAllIn(root, filepath.Dir(rel), 0o755)
 		if err == nil {
 			err = fsatomic.WriteFileIn(root, rel, ch.After, 0o644)
 		}
 		if !fsatomic.Done(err) {
+			if sum != nil {
+				<-sum // no goroutine outlives the call
+			}
 			fsatomic.RemoveCreated(root, created)
 			c.abandon(ch.Path.Real)
 			return err
 		}
-		c.wrote(ch.Path.Real, ch.After)
+		c.wrote(ch.Path.Real, ch.After, sum)
 		if fi, serr := root.Stat(rel); serr == nil && !ch.Unseen {
 			c.Session.AfterWrite(ch.Path.Real, fi, ch.After, textfile.CountLines(ch.After), ch.FullyKnown)
 		} else {
@@ -704,7 +722,7 @@ func (c *Call) applyOne(ch Change) error {
 			c.abandon(ch.Path.Real)
 			return err
 		}
-		c.wrote(ch.Path.Real, nil)
+		c.wrote(ch.Path.Real, nil, nil)
 		c.Session.Forget(ch.Path.Real)
 		return err
 	case Move:
@@ -728,8 +746,8 @@ func (c *Call) applyOne(ch Change) error {
 			c.abandon(ch.From.Real, ch.Path.Real)
 			return err
 		}
-		c.wrote(ch.From.Real, nil)
-		c.wrote(ch.Path.Real, nil)
+		c.wrote(ch.From.Real, nil, nil)
+		c.wrote(ch.Path.Real, nil, nil)
 		if fi, serr := root.Stat(rel); serr == nil {
 			c.Session.Moved(ch.From.Real, ch.Path.Real, fi)
 		}
