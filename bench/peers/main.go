@@ -480,6 +480,28 @@ func (b *bench) ab() error {
 	n := time.Duration(b.o.rounds + max(b.o.rounds/10, 1))
 	b.add(row{"write_file 1 MiB (new file), median", measure.Ms(measure.Median(tx)), measure.Ms(measure.Median(ty)) + " (against)", measure.Ratio(measure.Median(tx), measure.Median(ty)), "", ""})
 	b.add(row{"  daemon CPU per call", measure.Ms((cx1 - cx0) / n), measure.Ms((cy1-cy0)/n) + " (against)", measure.Ratio(cx1-cx0, cy1-cy0), "", ""})
+
+	// The overwrite of calls(), each build on a file of its own.
+	payloads := [2]string{strings.Replace(content, "// MARK one", "// MARK two", 1), content}
+	overwrite := func(s *server, file string) func(int) (time.Duration, error) {
+		return func(i int) (time.Duration, error) {
+			return took(s.toolCall(map[string]any{"name": "write_file", "arguments": map[string]any{"path": file, "content": payloads[i%2]}, "requestId": "overwrite"}))
+		}
+	}
+	for s, file := range map[*server]string{x: "over-tether.go", y: "over-peer.go"} {
+		if _, _, err := s.toolCall(map[string]any{"name": "read_file", "arguments": map[string]any{"path": file}, "requestId": "overwrite"}); err != nil {
+			return err
+		}
+	}
+	cx0, _ = measure.ProcCPU(x.pid())
+	cy0, _ = measure.ProcCPU(y.pid())
+	if tx, ty, err = interleave(b.o.rounds, overwrite(x, "over-tether.go"), overwrite(y, "over-peer.go")); err != nil {
+		return err
+	}
+	cx1, _ = measure.ProcCPU(x.pid())
+	cy1, _ = measure.ProcCPU(y.pid())
+	b.add(row{"write_file overwriting a 1 MiB file (2 payloads alternated, 1 request), median", measure.Ms(measure.Median(tx)), measure.Ms(measure.Median(ty)) + " (against)", measure.Ratio(measure.Median(tx), measure.Median(ty)), "", ""})
+	b.add(row{"  daemon CPU per call", measure.Ms((cx1 - cx0) / n), measure.Ms((cy1-cy0)/n) + " (against)", measure.Ratio(cx1-cx0, cy1-cy0), "", ""})
 	return nil
 }
 
