@@ -42,10 +42,10 @@ func runServe(args []string) int {
 // measured side by side (bench/peers -against), one processor took
 // 0.75-0.81x the CPU of a 4 KiB read_file and 0.52-0.64x that of a 1 MiB
 // write_file, and no more time; tether mcp's 4 KiB read took 0.62 ms of
-// CPU against 0.88 ms (bench/mcp). In `tether call`, the second
-// processor competed with ripgrep's own threads for the machine's cores
-// while glob read its output. A call busy computing for long still hands
-// the reading on (see daemon's runInline) at the runtime's next
+// CPU against 0.88 ms (bench/mcp). `tether call`'s calls wait the same
+// way (its glob on ripgrep's own threads); there, side by side with two
+// processors, no difference stood out of the noise. A call busy
+// computing for long still hands the reading on (see daemon's runInline) at the runtime's next
 // preemption, within milliseconds.
 func oneProcessor() {
 	if os.Getenv("GOMAXPROCS") == "" {
