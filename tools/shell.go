@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/overlay"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/shell"
@@ -118,8 +119,12 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 	if err != nil {
 		return tool.Result{}, tool.Refuse(err) // the timeout argument is out of range
 	}
-	want := runRequest{network: a.Network != nil && *a.Network, confined: a.Sandbox == nil || *a.Sandbox, description: strings.TrimSpace(a.Description)}
-	gate := gateCommand(ctx, c, command, want)
+	want := runRequest{network: a.Network != nil && *a.Network, confined: a.Sandbox == nil || *a.Sandbox, background: a.Background, description: strings.TrimSpace(a.Description)}
+	analysis := analyze(command)
+	network := want.network || len(analysis.Network) > 0
+	box := chooseLevel(ctx, c, want.confined)
+	box.capture = box.captures(c, want)
+	gate := gateCommand(ctx, c, analysis, want, box)
 	if c.Prepare {
 		return tool.Result{Title: gate.title, NeedsApproval: gate.asked, Content: gate.preview(), IsError: gate.refusal != nil}, nil
 	}
@@ -127,15 +132,14 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 		return *gate.refusal, nil
 	}
 	markNetwork(c, gate.analysis)
-	box := chooseSandbox(ctx, c, want.confined, gate.network)
-	if box.err != nil {
+	if box.build(c, network); box.err != nil {
 		return tool.Result{}, tool.Refusef("the command could not be confined, so it did not run: %v. It can run outside the sandbox with sandbox: false (the user is asked)", box.err)
 	}
 	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches, Sandbox: box.spec}
 	if a.Background {
 		return startJob(c, spec, box)
 	}
-	return runForeground(ctx, c, spec, clamped, box)
+	return runForeground(ctx, c, spec, clamped, box, gate)
 }
 
 // runRequest is what a call asks of the sandbox.
@@ -143,7 +147,9 @@ type runRequest struct {
 	// network: the call asks for network access.
 	network bool
 	// confined: the command runs in the sandbox (sandbox: false clears it).
-	confined    bool
+	confined bool
+	// background: the command runs as a background job.
+	background  bool
 	description string
 }
 
@@ -157,12 +163,17 @@ type commandBox struct {
 	// why says why the level is less than full ("" when full, or when
 	// the call asked to run outside).
 	why string
-	err error
+	// capture: the command writes into overlay layers of its own, which
+	// are taken in when it ends (see tool.Call.TakeIn); uncaptured says
+	// why not, when it is not.
+	capture    bool
+	uncaptured string
+	err        error
 }
 
-// chooseSandbox picks the level a command runs at (shellSandbox and what
-// this machine passed) and builds its spec.
-func chooseSandbox(ctx context.Context, c *tool.Call, confined, network bool) commandBox {
+// chooseLevel picks the level a command runs at (shellSandbox and what
+// this machine passed).
+func chooseLevel(ctx context.Context, c *tool.Call, confined bool) commandBox {
 	if !confined {
 		return commandBox{level: sandbox.LevelNone, outside: true}
 	}
@@ -170,32 +181,60 @@ func chooseSandbox(ctx context.Context, c *tool.Call, confined, network bool) co
 	var b commandBox
 	if set.Mode == sandbox.SettingOff {
 		b.level, b.why = sandbox.LevelNone, "the shellSandbox setting is off"
-	} else {
-		st, ok := sandbox.Detected(ctx)
-		b.level = sandbox.Choose(set.Mode, st)
-		switch {
-		case !ok:
-			b.why = "the call ended before the sandbox's probe did"
-		case set.Mode == sandbox.SettingLandlock && b.level == sandbox.LevelLandlock:
-			b.why = "the shellSandbox setting asks for landlock"
-		case b.level != sandbox.LevelFull:
-			b.why = st.Why
-		}
-	}
-	if !b.level.Confined() {
 		return b
+	}
+	st, ok := sandbox.Detected(ctx)
+	b.level = sandbox.Choose(set.Mode, st)
+	switch {
+	case !ok:
+		b.why = "the call ended before the sandbox's probe did"
+	case set.Mode == sandbox.SettingLandlock && b.level == sandbox.LevelLandlock:
+		b.why = "the shellSandbox setting asks for landlock"
+	case b.level != sandbox.LevelFull:
+		b.why = st.Why
+	}
+	return b
+}
+
+// captures says whether the command's writes are taken in through the
+// overlay, and records why not when they are not: only a foreground
+// command at the full level, in a session with the project's state
+// folder, is.
+func (b *commandBox) captures(c *tool.Call, want runRequest) bool {
+	switch {
+	case b.outside:
+		b.uncaptured = "it ran outside the sandbox"
+	case b.level != sandbox.LevelFull:
+		b.uncaptured = "the sandbox ran at level " + string(b.level) + ", which has no overlay"
+		if b.why != "" {
+			b.uncaptured += " (" + b.why + ")"
+		}
+	case want.background:
+		b.uncaptured = "background jobs write the workspace directly"
+	case c.Env.Layers == "":
+		// No project state (a test's or a benchmark's session): nothing is
+		// undoable here anyway, so there is nothing to say.
+	default:
+		return true
+	}
+	return false
+}
+
+// build makes the spec of a confined command.
+func (b *commandBox) build(c *tool.Call, network bool) {
+	if !b.level.Confined() {
+		return
 	}
 	folders := make([]sandbox.Folder, 0, len(c.Env.Workspace.Paths()))
 	for _, p := range c.Env.Workspace.Paths() {
 		folders = append(folders, sandbox.Folder{Path: p})
 	}
-	spec, err := sandbox.Build(sandbox.Options{Level: b.level, Folders: folders, Writable: set.Writable, Network: network}, sandbox.DefaultLayout())
+	spec, err := sandbox.Build(sandbox.Options{Level: b.level, Folders: folders, Writable: c.Env.Settings.Sandbox.Writable, Network: network}, sandbox.DefaultLayout())
 	if err != nil {
 		b.err = err
-		return b
+		return
 	}
 	b.spec = &spec
-	return b
 }
 
 // notes says, for the model, how the command was confined when that is
@@ -251,7 +290,23 @@ func commandTimeout(a shellArgs, def time.Duration) (time.Duration, bool, error)
 	return shell.Timeout(a.Timeout, def)
 }
 
-func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox) (tool.Result, error) {
+func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox, gate commandGate) (tool.Result, error) {
+	var set *overlay.Set
+	if box.capture {
+		var err error
+		if set, err = overlay.Allocate(c.Env.Layers, c.Env.Workspace.Paths()); err != nil {
+			return tool.Failf("Tether could not make the layers that keep what the command writes (%v), so the command did not run. Tell the user.", err), fmt.Errorf("making a command's overlay layers under %s: %w", c.Env.Layers, err)
+		}
+		// Whatever happens to the command or to taking it in, its layers go.
+		defer func() {
+			if err := set.Remove(); err != nil {
+				c.Log().Warn("removing a command's overlay layers", "path", c.Env.Layers, "err", err)
+			}
+		}()
+		for _, l := range set.Layers {
+			spec.Overlays = append(spec.Overlays, sandbox.Folder{Path: l.Folder, Upper: l.Upper, Work: l.Work})
+		}
+	}
 	out := shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
 	var outcome shell.Outcome
 	var err error
@@ -282,10 +337,29 @@ func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped b
 	if outcome.Stop == shell.Exited && (outcome.ExitCode != 0 || outcome.Signal != "") && box.spec != nil {
 		notes = append(notes, sandbox.Hints(out.String(), *box.spec)...)
 	}
+	if set == nil && !gate.readOnly && box.uncaptured != "" {
+		notes = append(notes, strings.TrimSuffix(tool.NotCaptured(string(box.level), box.uncaptured), "."))
+	}
 	for _, n := range notes {
 		b.WriteString("[" + n + "]\n")
 	}
-	return tool.Result{Content: b.String(), IsError: failed}, nil
+	res := tool.Result{IsError: failed}
+	if set != nil {
+		if outcome.Stop == shell.Cancelled {
+			b.WriteString("None of what the command wrote was applied, since it was stopped before it ended: the workspace is as it was before it ran.\n")
+		} else {
+			in, err := c.TakeIn(ctx, set, spec.Command)
+			b.WriteString(in.Content)
+			res.Diff = in.Diff
+			res.IsError = res.IsError || in.IsError
+			if err != nil {
+				res.Content = b.String()
+				return res, err
+			}
+		}
+	}
+	res.Content = b.String()
+	return res, nil
 }
 
 // showOutput renders captured output for the model.
@@ -378,7 +452,11 @@ func startJob(c *tool.Call, spec shell.Spec, box commandBox) (tool.Result, error
 	fmt.Fprintf(&b, "Started %s in the background (pid %d). Its output goes to %s.\n"+
 		"Check on it with shell_output {\"job_id\": %q}: status, exit code and the output new since the last check (pass filter to see only matching lines). %s\n",
 		job.ID, job.Pid, job.LogPath, job.ID, limit)
-	for _, n := range box.notes() {
+	notes := box.notes()
+	if box.uncaptured != "" {
+		notes = append(notes, strings.TrimSuffix(tool.NotCaptured(string(box.level), box.uncaptured), "."))
+	}
+	for _, n := range notes {
 		b.WriteString("[" + n + "]\n")
 	}
 	return tool.Text(b.String()), nil
@@ -394,9 +472,12 @@ type commandGate struct {
 	// network: the command runs with network access, because the call
 	// asked for it or its command line evidently reaches the network.
 	network bool
-	asked   bool
-	why     string
-	refusal *tool.Result
+	// readOnly: the command line is a read-only form of the allow-list,
+	// which changes no file.
+	readOnly bool
+	asked    bool
+	why      string
+	refusal  *tool.Result
 }
 
 func (g commandGate) preview() string {
@@ -409,31 +490,33 @@ func (g commandGate) preview() string {
 	return "Would run without asking (" + g.why + "): " + g.run
 }
 
-// sandboxedWritesAsk says whether a sandboxed command without network
-// access is still approved before it runs. It is, as long as what such a
-// command writes goes straight to the workspace: it could then change any
-// file there, unreviewed and beyond undo. Once its writes are taken in
-// through the overlay and reviewed like an edit, this is the one place
-// that lets it run unasked.
-func sandboxedWritesAsk() bool { return true }
-
 // gateCommand decides whether a command may run. Read-only forms on the
 // allow-list (and a trusted project's test runners) run without asking,
-// in the sandbox and without network; plan and dry-run modes run nothing
-// else, since a command's effects can be neither confined nor staged;
-// everything else goes to Authorize: the programs the command would run,
-// with their subcommands, and whether it asks for the network or to run
-// outside the sandbox.
-func gateCommand(ctx context.Context, c *tool.Call, command string, want runRequest) commandGate {
-	g := commandGate{analysis: analyze(command), title: "Run: " + oneLine(command, 100), run: command}
+// in the sandbox and without network. A command whose writes are captured
+// (box.capture: the full sandbox's overlay) and that has no network runs
+// without asking in every mode: it cannot change anything but its layers,
+// and what it wrote is reviewed, applied, staged or refused by the mode
+// when it ends (see tool.Call.TakeIn). Plan and dry-run modes run nothing
+// else, since the effects of such a command could be neither confined
+// nor staged; everything else goes to Authorize: the programs the command
+// would run, with their subcommands, and whether it asks for the network
+// or to run outside the sandbox.
+func gateCommand(ctx context.Context, c *tool.Call, analysis *cmdline.Analysis, want runRequest, box commandBox) commandGate {
+	command := analysis.Command
+	g := commandGate{analysis: analysis, title: "Run: " + oneLine(command, 100), run: command}
 	g.network = want.network || len(g.analysis.Network) > 0
 	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: func(p string) bool { return insideWorkspace(c, p) }})
 	readOnlyMode := c.Env.Mode() == protocol.ModePlan || c.Env.Mode() == protocol.ModeDryRun
-	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) && !g.network && want.confined {
-		g.run, g.why = allowed.Run, "on the allow-list"
+	captured := box.capture && !g.network
+	if allowed.OK && (allowed.ReadOnly || !readOnlyMode || captured) && !g.network && want.confined {
+		g.run, g.why, g.readOnly = allowed.Run, "on the allow-list", allowed.ReadOnly
 		if !allowed.ReadOnly {
 			g.why = "a test run in a trusted project"
 		}
+		return g
+	}
+	if captured {
+		g.why = "sandboxed, without network; what it writes is taken in when it ends"
 		return g
 	}
 	if readOnlyMode {
@@ -446,12 +529,11 @@ func gateCommand(ctx context.Context, c *tool.Call, command string, want runRequ
 		case allowed.OK:
 			why = "it runs the project's code"
 		}
+		if box.uncaptured != "" && box.level.Confined() {
+			why += " (and what it writes could not be held back here: " + box.uncaptured + ")"
+		}
 		r := tool.Failf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files, in the sandbox and without network), and this one is not: %s. It did not run.", c.Env.Mode(), why)
 		g.refusal = &r
-		return g
-	}
-	if want.confined && !g.network && !sandboxedWritesAsk() {
-		g.why = "sandboxed, without network"
 		return g
 	}
 	step := shellStep(c, command, g.analysis, g.network, want)
