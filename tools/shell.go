@@ -56,12 +56,16 @@ var Shell = tool.New(tool.Def[shellArgs]{
 			Limits    string
 			// Sandbox says commands run confined; NoSandbox says why
 			// not, when they do not.
-			Sandbox        bool
-			NoSandbox      string
+			Sandbox   bool
+			NoSandbox string
+			// Capture says a command in the full sandbox writes into
+			// overlay layers, taken in when it ends (Linux, the setting
+			// neither off nor landlock).
+			Capture        bool
 			MaxDescription int
 		}{DefaultTimeout: s.ShellDefaultTimeout(), MaxTimeoutSeconds: int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), Unset: s == nil, MaxDescription: maxDescription}
 		if s == nil {
-			d.Shell, d.AllowList, d.Sandbox = "bash -c on Linux and macOS, PowerShell on Windows", true, true
+			d.Shell, d.AllowList, d.Sandbox, d.Capture = "bash -c on Linux and macOS, PowerShell on Windows", true, true, true
 		} else {
 			p := shell.ThisPlatform()
 			d.Shell, d.AllowList, d.Limits = p.Shell, p.POSIX, p.Limits
@@ -72,13 +76,14 @@ var Shell = tool.New(tool.Def[shellArgs]{
 				d.NoSandbox = "The user has turned the sandbox off (shellSandbox): commands run with all of the user's rights."
 			default:
 				d.Sandbox = true
+				d.Capture = runtime.GOOS == "linux" && s.Sandbox.Mode != sandbox.SettingLandlock
 			}
 		}
 		return d
 	},
 	UserDescription: "Run a command in the terminal",
 	Risk:            protocol.RiskHigh,
-	Permission:      "asks per program and subcommand, and for network access; outside the sandbox, every time",
+	Permission:      "in the full sandbox without network: runs unasked, its changes reviewed after like an edit; otherwise asks per program and subcommand, and for network access; outside the sandbox, every time",
 	ReadOnly:        false,
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["command"].MinLength = jsonschema.Ptr(1)
