@@ -38,7 +38,7 @@ export default {
     t.check('one review of both files: the multi-file diff names 2 files', tabs.some((s) => s.includes("Review Tether's changes (2 files)")), tabs);
     const diffs = wb.page.locator('.monaco-diff-editor');
     await t.waitFor(async () => (await diffs.count()) >= 2 || undefined, 20000, 'both files in the diff').catch(() => undefined);
-    const shown = (await wb.page.locator('.monaco-diff-editor .editor.modified .view-lines').allInnerTexts()).join('\n');
+    const shown = (await wb.page.locator('.monaco-diff-editor .editor.modified .view-lines').allInnerTexts()).join('\n').replace(/\u00a0/g, ' ');
     t.check('the review shows both files\' new lines', shown.includes('colour one: new') && shown.includes('colour two: new'), shown.slice(0, 300));
     t.check('nothing is written while the review waits', allAre(files));
     await t.shot('review');
@@ -51,6 +51,8 @@ export default {
       /sed-done/.test(result) && /exit code 0/.test(result) && /one\.txt/.test(result) && /two\.txt/.test(result), result.split('\n').slice(-4).join(' / '));
     const written = await t.waitFor(() => allAre(edited) || undefined, 10000, 'both files to be written').then(() => true, () => false);
     t.check('Approve wrote both files', written, Object.keys(files).map(onDisk));
+    const reviewTab = wb.page.locator('.tabs-container .tab', { hasText: "Review Tether's changes (2 files)" });
+    t.check('the review closed after Approve', await t.waitFor(async () => (await reviewTab.count()) === 0 || undefined, 10000, 'the review tab to close').then(() => true, () => false));
     await t.shot('approved');
 
     await t.step('"Tether: Undo Last Request" runs from the command palette', () => wb.palette('Tether: Undo Last Request'));

@@ -254,6 +254,7 @@ export class Approvals implements vscode.Disposable {
           this.pending.delete(r.proposedUri.toString());
           void this.close(r);
         }
+        void this.closeSet(set);
         this.log.info(`approval ${p.title}: ${result.answer}`);
         resolve(result);
       };
@@ -266,6 +267,25 @@ export class Approvals implements vscode.Disposable {
         this.log.error(`could not open the review of ${p.title}: ${errorText(e)}`);
       });
     });
+  }
+
+  /**
+   * Closes the multi-file diff of an answered change set: its tab, found by
+   * the title it was opened with (the API names no input type for it).
+   */
+  private async closeSet(set: SetReview): Promise<void> {
+    try {
+      for (const group of vscode.window.tabGroups.all) {
+        for (const tab of group.tabs) {
+          // VS Code adds the count of files to the label: "<title> (2 files)".
+          if (tab.label === set.title || tab.label.startsWith(`${set.title} (`)) {
+            await vscode.window.tabGroups.close(tab, true);
+          }
+        }
+      }
+    } catch (e) {
+      this.log.warn(`closing the review of a change set: ${errorText(e)}`);
+    }
   }
 
   /** Leaves a file of a change set out, or takes it back in. */
