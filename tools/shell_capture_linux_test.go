@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -417,4 +418,47 @@ func TestShellUncapturedLevelsAskAndSaySo(t *testing.T) {
 	if h.shellAsked() != 1 || !strings.Contains(r.Content, "background jobs write the workspace directly") {
 		t.Errorf("background: asked %d, result %s", h.shellAsked(), r.Content)
 	}
+}
+
+// A command in a workspace of two folders: each folder is seen through
+// its own overlay; a file moved from one to the other is taken in from
+// both layers, and undone.
+func TestShellCaptureAcrossWorkspaceFolders(t *testing.T) {
+	needFullSandbox(t)
+	home := t.TempDir()
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"} {
+		t.Setenv(v, filepath.Join(home, v))
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	one, two := filepath.Join(base, "one"), filepath.Join(base, "two")
+	makeTree(t, one, map[string]string{"a.txt": "from one\n"})
+	makeTree(t, two, map[string]string{"b.txt": "from two\n"})
+	before := []map[string]string{overlaytest.Tree(t, one), overlaytest.Tree(t, two)}
+	ws, err := workspace.New(one, two)
+	must(t, err)
+	t.Cleanup(func() { ws.Close() })
+	st, err := stores.Open(ws.Primary(), stores.Options{Roots: ws.Paths()})
+	must(t, err)
+	t.Cleanup(func() { st.Close() })
+	host := &fakeHost{answer: protocol.AnswerYes}
+	h := &harness{t: t, dir: ws.Primary(), host: host, sess: tool.NewSession(), reg: Builtin(), stores: st}
+	h.env = &tool.Env{Workspace: ws, Host: host, Settings: tool.Settings{Mode: protocol.ModeDefault, RgPath: findRg()}}
+	h.env.Attach(st)
+	r := h.call("shell", map[string]any{"command": "mv a.txt ../two/a.txt && echo more >> ../two/b.txt"})
+	if r.IsError || h.shellAsked() != 0 || len(host.requests) != 1 || len(host.requests[0].Files) != 3 {
+		t.Fatalf("result %s; asked %+v", r.Content, host.requests)
+	}
+	if _, err := os.Stat(filepath.Join(one, "a.txt")); err == nil {
+		t.Error("a.txt is still in the first folder")
+	}
+	if got, _ := os.ReadFile(filepath.Join(two, "a.txt")); string(got) != "from one\n" {
+		t.Errorf("two/a.txt = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(two, "b.txt")); string(got) != "from two\nmore\n" {
+		t.Errorf("two/b.txt = %q", got)
+	}
+	h.undoLast()
+	sameTree(t, "one after undo", before[0], one)
+	sameTree(t, "two after undo", before[1], two)
 }
