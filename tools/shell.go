@@ -210,9 +210,9 @@ func (b *commandBox) captures(c *tool.Call, want runRequest) bool {
 	case b.outside:
 		b.uncaptured = "it ran outside the sandbox"
 	case b.level != sandbox.LevelFull:
-		b.uncaptured = "the sandbox ran at level " + string(b.level) + ", which has no overlay"
-		if b.why != "" {
-			b.uncaptured += " (" + b.why + ")"
+		b.uncaptured = b.why
+		if b.uncaptured == "" {
+			b.uncaptured = "this level of the sandbox has none"
 		}
 	case want.background:
 		b.uncaptured = "background jobs write the workspace directly"
