@@ -3,6 +3,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -461,4 +463,64 @@ func TestShellCaptureAcrossWorkspaceFolders(t *testing.T) {
 	h.undoLast()
 	sameTree(t, "one after undo", before[0], one)
 	sameTree(t, "two after undo", before[1], two)
+}
+
+// layerSets lists the sets of layers left under the project's state folder.
+func (h *harness) layerSets() []string {
+	h.t.Helper()
+	entries, err := os.ReadDir(filepath.Join(h.env.Layers, "layers"))
+	if err != nil && !os.IsNotExist(err) {
+		h.t.Fatal(err)
+	}
+	var sets []string
+	for _, e := range entries {
+		if e.IsDir() {
+			sets = append(sets, e.Name())
+		}
+	}
+	return sets
+}
+
+// A command's layers go whatever happens: after a timeout (what it wrote
+// is taken in) and after the call is cancelled (nothing is applied).
+func TestShellCaptureLayersGoAfterTimeoutAndCancel(t *testing.T) {
+	h := captureHarness(t, protocol.ModeBypass, map[string]string{"keep.txt": "keep\n"})
+	r := h.call("shell", map[string]any{"command": "echo late > timed.txt; sleep 60", "timeout": 1})
+	if !strings.Contains(r.Content, "ran past its timeout") || h.read("timed.txt") != "late\n" {
+		t.Errorf("after a timeout: %s", r.Content)
+	}
+	if sets := h.layerSets(); len(sets) != 0 {
+		t.Errorf("layers left after a timeout: %v", sets)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan tool.Result)
+	go func() {
+		raw, _ := json.Marshal(map[string]any{"command": "echo cancelled > cancelled.txt; sleep 60"})
+		done <- h.reg.Invoke(ctx, &tool.Call{Name: "shell", Args: raw, RequestID: "r2", Budget: tool.NewBudget(0, 0), Session: h.sess, Env: h.env})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(h.env.Layers, "layers", "*", "0", "upper", "cancelled.txt"))
+		if len(m) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatal("the command never wrote into its layer")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	res := <-done
+	if !strings.Contains(res.Content, "None of what the command wrote was applied") {
+		t.Errorf("after a cancel: %s", res.Content)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "cancelled.txt")); err == nil {
+		t.Error("a cancelled command's write reached the workspace")
+	}
+	if sets := h.layerSets(); len(sets) != 0 {
+		t.Errorf("layers left after a cancel: %v", sets)
+	}
 }
