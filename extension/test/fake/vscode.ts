@@ -1,9 +1,14 @@
 import { readFileSync } from "node:fs";
+import type * as vscode from "vscode";
+import type { Only, Shape } from "./api";
 
 // A stand-in for the `vscode` module: the parts of the API the extension
 // uses, in memory, with hooks for tests to script the user (message
 // buttons, quick picks, input boxes) and to look at what happened. The
-// test build aliases `vscode` to this file.
+// test build aliases `vscode` to this file. Each namespace object
+// `satisfies` its Shape and each class is listed in Checked at the end,
+// so nothing here offers what VS Code does not (api.ts says how); the
+// test's own handles are `fake`, FakeDocument and FakeQuickPick.
 
 type Listener<T> = (e: T) => unknown;
 
@@ -44,7 +49,7 @@ export class CancellationTokenSource {
         return source.cancelled;
       },
       onCancellationRequested: this.emitter.event,
-    };
+    } satisfies Shape<vscode.CancellationToken>;
   }
   cancel(): void {
     if (!this.cancelled) {
@@ -287,10 +292,26 @@ export class TabInputTextDiff {
   ) {}
 }
 
+export class TextEdit {
+  constructor(
+    readonly range: Range,
+    readonly newText: string,
+  ) {}
+}
+
 export class WorkspaceEdit {
-  readonly edits: { uri: Uri; range: Range; text: string }[] = [];
-  replace(uri: Uri, range: Range, text: string): void {
-    this.edits.push({ uri, range, text });
+  private readonly edits: [Uri, TextEdit[]][] = [];
+  replace(uri: Uri, range: Range, newText: string): void {
+    const e = new TextEdit(range, newText);
+    const entry = this.edits.find(([u]) => u.toString() === uri.toString());
+    if (entry) {
+      entry[1].push(e);
+    } else {
+      this.edits.push([uri, [e]]);
+    }
+  }
+  entries(): [Uri, TextEdit[]][] {
+    return this.edits;
   }
 }
 
@@ -522,20 +543,20 @@ function logChannel(name: string) {
     appendLine: line("info"),
     show: () => fake.executed.push({ command: "<show log>", args: [] }),
     dispose: () => undefined,
-  };
+  } satisfies Shape<vscode.LogOutputChannel>;
 }
 
 export const window = {
   createOutputChannel: (name: string) => logChannel(name),
-  createStatusBarItem: (id: string) => {
+  createStatusBarItem: (id?: string | StatusBarAlignment) => {
     const item = {
-      id,
+      id: typeof id === "string" ? id : "",
       text: "",
-      tooltip: undefined as unknown,
-      command: undefined as unknown,
+      tooltip: undefined as string | MarkdownString | undefined,
+      command: undefined as string | vscode.Command | undefined,
       name: "",
-      backgroundColor: undefined as unknown,
-      accessibilityInformation: undefined as unknown,
+      backgroundColor: undefined as ThemeColor | undefined,
+      accessibilityInformation: undefined as vscode.AccessibilityInformation | undefined,
       visible: false,
       show() {
         this.visible = true;
@@ -544,7 +565,8 @@ export const window = {
         this.visible = false;
       },
       dispose() {},
-    };
+      // visible is the test's: VS Code's item does not say.
+    } satisfies Shape<vscode.StatusBarItem & { visible: boolean }>;
     fake.statusItems.push(item);
     return item;
   },
@@ -552,7 +574,7 @@ export const window = {
   showWarningMessage: (text: string, ...rest: unknown[]) => message("warning", text, ...rest),
   showErrorMessage: (text: string, ...rest: unknown[]) => message("error", text, ...rest),
   createQuickPick: () => new FakeQuickPick(),
-  showQuickPick: async (items: any[]) => fake.onShowQuickPick(items),
+  showQuickPick: async (items: readonly unknown[] | Thenable<readonly unknown[]>) => fake.onShowQuickPick([...(await items)]),
   showInputBox: async (opts: unknown) => fake.onInputBox(opts),
   registerTreeDataProvider: (id: string, p: unknown) => {
     fake.treeProviders.set(id, p);
@@ -566,7 +588,7 @@ export const window = {
         fake.treeProviders.delete(id);
         fake.treeViews.delete(id);
       },
-    };
+    } satisfies Shape<vscode.TreeView<unknown>>;
     fake.treeViews.set(id, view);
     return view;
   },
@@ -584,24 +606,30 @@ export const window = {
       return [{ tabs: fake.tabs }];
     },
     onDidChangeTabs: (l: Listener<any>) => fake.events.changeTabs.event(l),
-    close: async (tab: { input: unknown }) => {
-      fake.tabs = fake.tabs.filter((t) => t !== tab);
-      fake.events.changeTabs.fire({ opened: [], closed: [tab], changed: [] });
+    // A tab, a group (the fake has one, holding every tab), or a list of either.
+    close: async (target: FakeTab | { tabs: readonly FakeTab[] } | readonly (FakeTab | { tabs: readonly FakeTab[] })[]) => {
+      const closing = new Set((Array.isArray(target) ? target : [target]).flatMap((t) => ("tabs" in t ? t.tabs : [t])));
+      fake.tabs = fake.tabs.filter((t) => !closing.has(t));
+      fake.events.changeTabs.fire({ opened: [], closed: [...closing], changed: [] });
       return true;
     },
-  },
-};
+  } satisfies Shape<vscode.TabGroups>,
+} satisfies Shape<typeof vscode.window>;
+
+let untitled = 0;
+
+type FakeTab = { input: unknown };
 
 export const workspace = {
   get workspaceFolders() {
     return fake.folders.length > 0 ? fake.folders : undefined;
   },
-  getConfiguration: (section: string) => ({
+  getConfiguration: (section?: string) => ({
     get: <T>(key: string, dflt: T): T => {
-      const k = `${section}.${key}`;
+      const k = section ? `${section}.${key}` : key;
       return k in fake.config ? (fake.config[k] as T) : dflt;
     },
-  }),
+  } satisfies Shape<vscode.WorkspaceConfiguration>),
   onDidChangeConfiguration: (l: Listener<any>) => fake.events.changeConfiguration.event(l),
   onDidChangeWorkspaceFolders: (l: Listener<any>) => fake.events.changeFolders.event(l),
   onDidChangeTextDocument: (l: Listener<any>) => fake.events.changeDocument.event(l),
@@ -637,7 +665,15 @@ export const workspace = {
     fake.contentProviders.set(scheme, p);
     return new Disposable(() => fake.contentProviders.delete(scheme));
   },
-  openTextDocument: async (uri: Uri) => {
+  openTextDocument: async (target?: Uri | string | { language?: string; content?: string }) => {
+    if (typeof target === "string") {
+      target = Uri.file(target);
+    }
+    if (!(target instanceof Uri)) {
+      // An untitled document with the content given.
+      return fake.addDocument(Uri.from({ scheme: "untitled", path: `Untitled-${++untitled}` }), target?.content ?? "");
+    }
+    const uri = target;
     const open = fake.document(uri);
     if (open) {
       return open;
@@ -656,21 +692,23 @@ export const workspace = {
     }
     return fake.addDocument(uri, text);
   },
-  applyEdit: async (edit: WorkspaceEdit) => {
-    for (const e of edit.edits) {
-      const doc = fake.document(e.uri);
+  applyEdit: async (edit: vscode.WorkspaceEdit) => {
+    for (const [uri, edits] of edit.entries()) {
+      const doc = fake.document(uri as Uri);
       if (!doc) {
         return false;
       }
-      const t = doc.getText();
-      const next = t.slice(0, doc.offsetAt(e.range.start)) + e.text + t.slice(doc.offsetAt(e.range.end));
-      doc.setText(next);
+      for (const e of edits) {
+        const t = doc.getText();
+        const next = t.slice(0, doc.offsetAt(e.range.start)) + e.newText + t.slice(doc.offsetAt(e.range.end));
+        doc.setText(next);
+      }
       doc.isDirty = true;
       fake.events.changeDocument.fire({ document: doc, contentChanges: [] });
     }
     return true;
   },
-};
+} satisfies Shape<typeof vscode.workspace>;
 
 export const languages = {
   getDiagnostics: (uri?: Uri): any => {
@@ -685,7 +723,7 @@ export const languages = {
     fake.codeLensProviders.push(entry);
     return new Disposable(() => (fake.codeLensProviders = fake.codeLensProviders.filter((x) => x !== entry)));
   },
-};
+} satisfies Shape<typeof vscode.languages>;
 
 export const commands = {
   registerCommand: (id: string, fn: (...args: any[]) => unknown) => {
@@ -713,7 +751,7 @@ export const commands = {
     const fn = fake.commands.get(command);
     return fn ? fn(...args) : undefined;
   },
-};
+} satisfies Shape<typeof vscode.commands>;
 
 /** Runs a registered tool as VS Code would: its invoke, with the caller's options. */
 async function runRegisteredTool(name: string, options: unknown, token?: unknown): Promise<any> {
@@ -736,11 +774,57 @@ export const lm = {
     fake.tools.set(name, tool);
     return new Disposable(() => fake.tools.delete(name));
   },
-
-};
+} satisfies Shape<typeof vscode.lm>;
 
 export const env = {
   get appRoot(): string {
     return fake.appRoot;
   },
-};
+} satisfies Shape<typeof vscode.env>;
+
+/**
+ * Each class above against its VS Code counterpart, the instance side and
+ * the static side (FakeDocument stands for a TextDocument, FakeQuickPick
+ * for a QuickPick; their test-only helpers are named).
+ */
+export type Checked = [
+  Only<vscode.Disposable, Disposable>,
+  Only<typeof vscode.Disposable, typeof Disposable>,
+  Only<vscode.EventEmitter<unknown>, EventEmitter<unknown>>,
+  Only<typeof vscode.EventEmitter, typeof EventEmitter>,
+  Only<vscode.CancellationTokenSource, CancellationTokenSource>,
+  Only<typeof vscode.CancellationTokenSource, typeof CancellationTokenSource>,
+  Only<vscode.Uri, Uri>,
+  Only<typeof vscode.Uri, typeof Uri>,
+  Only<vscode.Position, Position>,
+  Only<vscode.Range, Range>,
+  Only<typeof vscode.DiagnosticSeverity, typeof DiagnosticSeverity>,
+  Only<vscode.Diagnostic, Diagnostic>,
+  Only<typeof vscode.StatusBarAlignment, typeof StatusBarAlignment>,
+  Only<typeof vscode.TreeItemCollapsibleState, typeof TreeItemCollapsibleState>,
+  Only<typeof vscode.FileType, typeof FileType>,
+  Only<typeof vscode.FileChangeType, typeof FileChangeType>,
+  Only<typeof vscode.QuickPickItemKind, typeof QuickPickItemKind>,
+  Only<vscode.FileSystemError, FileSystemError>,
+  Only<typeof vscode.FileSystemError, typeof FileSystemError>,
+  Only<vscode.ThemeColor, ThemeColor>,
+  Only<vscode.ThemeIcon, ThemeIcon>,
+  Only<vscode.MarkdownString, MarkdownString>,
+  Only<vscode.TreeItem, TreeItem>,
+  Only<vscode.CodeLens, CodeLens>,
+  Only<vscode.LanguageModelTextPart, LanguageModelTextPart>,
+  Only<vscode.LanguageModelToolResult, LanguageModelToolResult>,
+  Only<vscode.LanguageModelToolCallPart, LanguageModelToolCallPart>,
+  Only<vscode.LanguageModelToolResultPart, LanguageModelToolResultPart>,
+  Only<typeof vscode.LanguageModelChatMessageRole, typeof LanguageModelChatMessageRole>,
+  Only<vscode.LanguageModelChatMessage, LanguageModelChatMessage>,
+  Only<typeof vscode.LanguageModelChatMessage, typeof LanguageModelChatMessage>,
+  Only<vscode.LanguageModelError, LanguageModelError>,
+  Only<typeof vscode.LanguageModelError, typeof LanguageModelError>,
+  Only<vscode.TabInputText, TabInputText>,
+  Only<vscode.TabInputTextDiff, TabInputTextDiff>,
+  Only<vscode.TextEdit, TextEdit>,
+  Only<vscode.WorkspaceEdit, WorkspaceEdit>,
+  Only<vscode.TextDocument, Omit<FakeDocument, "type" | "setText">>,
+  Only<vscode.QuickPick<vscode.QuickPickItem>, Omit<FakeQuickPick<vscode.QuickPickItem>, "acceptWith" | "visible">>,
+];
