@@ -34,7 +34,11 @@ export function askTitle(question: string): string {
   return question.replace(/\s+/g, " ").trim() || "Tether asks";
 }
 
-export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: vscode.LogOutputChannel): Promise<UserAskResult> {
+export async function ask(
+  q: UserAskParams,
+  token?: RpcCancellationToken,
+  log?: vscode.LogOutputChannel,
+): Promise<UserAskResult> {
   const items: AskItem[] = (q.options ?? []).map((o) => ({ label: o }));
   if (q.allowFreeText) {
     items.push({ label: freeTextLabel, freeText: true, alwaysShow: true, description: "or type it in the box above" });
@@ -78,7 +82,11 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: 
   if (token?.isCancellationRequested) {
     return { cancelled: true };
   }
-  const text = await vscode.window.showInputBox({ title: askTitle(q.question), prompt: "Type your answer", ignoreFocusOut: true });
+  const text = await vscode.window.showInputBox({
+    title: askTitle(q.question),
+    prompt: "Type your answer",
+    ignoreFocusOut: true,
+  });
   return text && text.trim() ? { answer: text.trim() } : { cancelled: true };
 }
 

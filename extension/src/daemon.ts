@@ -170,7 +170,11 @@ export class Daemon implements vscode.Disposable {
    * $/cancelRequest. The method's declaration in protocol.ts types the
    * params and the result.
    */
-  async request<P, R>(type: RequestType<P, R, void>, params: NoInfer<RequestParam<P>>, token?: vscode.CancellationToken): Promise<R> {
+  async request<P, R>(
+    type: RequestType<P, R, void>,
+    params: NoInfer<RequestParam<P>>,
+    token?: vscode.CancellationToken,
+  ): Promise<R> {
     const conn = await this.ready();
     if (token) {
       return conn.sendRequest(type, params, token as unknown as RpcCancellationToken);
@@ -287,7 +291,9 @@ export class Daemon implements vscode.Disposable {
     this.startedAt = Date.now();
     const died = new Promise<never>((_, reject) => {
       proc.once("error", (e) => reject(new DaemonError(`The Tether daemon could not be started: ${e.message}`)));
-      proc.once("exit", (code, signal) => reject(new DaemonError(`The Tether daemon exited (${exitText(code, signal)}) before it was ready.`)));
+      proc.once("exit", (code, signal) =>
+        reject(new DaemonError(`The Tether daemon exited (${exitText(code, signal)}) before it was ready.`)),
+      );
     });
     died.catch(() => undefined);
     proc.on("error", (e) => this.opts.log.error(`daemon process: ${e.message}`));
@@ -314,7 +320,10 @@ export class Daemon implements vscode.Disposable {
     const hangMs = this.opts.initializeTimeoutMs ?? 30_000;
     let hangTimer: NodeJS.Timeout | undefined;
     const hung = new Promise<never>((_, reject) => {
-      hangTimer = setTimeout(() => reject(new HungError(`The Tether daemon did not answer within ${hangMs / 1000} s of starting.`)), hangMs);
+      hangTimer = setTimeout(
+        () => reject(new HungError(`The Tether daemon did not answer within ${hangMs / 1000} s of starting.`)),
+        hangMs,
+      );
     });
     hung.catch(() => undefined);
     try {
@@ -350,7 +359,9 @@ export class Daemon implements vscode.Disposable {
     this.conn = conn;
     this.initializeResult = result;
     this.lastError = undefined;
-    this.opts.log.info(`${result.serverInfo.name} ${result.serverInfo.version} ready with ${result.tools?.length ?? 0} tools`);
+    this.opts.log.info(
+      `${result.serverInfo.name} ${result.serverInfo.version} ready with ${result.tools?.length ?? 0} tools`,
+    );
     this.setState("ready");
     this.startEmitter.fire(conn);
     return conn;
@@ -361,7 +372,14 @@ export class Daemon implements vscode.Disposable {
       processId: process.pid,
       clientInfo: { name: "tether-vscode", version: this.opts.clientVersion },
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
-      capabilities: { diagnostics: true, approval: true, askUser: true, todo: true, models: true, ...(cfg.composeCallsInChat ? { invokeTools: true } : {}) },
+      capabilities: {
+        diagnostics: true,
+        approval: true,
+        askUser: true,
+        todo: true,
+        models: true,
+        ...(cfg.composeCallsInChat ? { invokeTools: true } : {}),
+      },
       settings: daemonSettings(cfg, findRipgrep(vscode.env.appRoot)),
     };
   }

@@ -47,7 +47,9 @@ export function toChatMessages(msgs: readonly ChatMessage[]): vscode.LanguageMod
   let results: vscode.LanguageModelToolResultPart[] | undefined;
   for (const m of msgs) {
     if (m.role === "tool") {
-      const part = new vscode.LanguageModelToolResultPart(m.toolCallId ?? "", [new vscode.LanguageModelTextPart(m.content)]);
+      const part = new vscode.LanguageModelToolResultPart(m.toolCallId ?? "", [
+        new vscode.LanguageModelTextPart(m.content),
+      ]);
       if (results) {
         results.push(part);
       } else {
@@ -85,7 +87,11 @@ function inputObject(args: unknown): object {
 }
 
 function toChatTools(tools: readonly ChatTool[]): vscode.LanguageModelChatTool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: (t.inputSchema ?? undefined) as object | undefined }));
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: (t.inputSchema ?? undefined) as object | undefined,
+  }));
 }
 
 /**
@@ -99,9 +105,12 @@ export class ModelBridge {
     daemon: Daemon,
     private readonly log: vscode.LogOutputChannel,
     private readonly lm: ModelSource = vscode.lm,
-    private readonly setting: () => string = () => vscode.workspace.getConfiguration(configSection).get<string>(modelSettingKey, ""),
+    private readonly setting: () => string = () =>
+      vscode.workspace.getConfiguration(configSection).get<string>(modelSettingKey, ""),
   ) {
-    daemon.onRequest(modelChat, (p: ModelChatParams, token) => this.chat(p, token as unknown as vscode.CancellationToken));
+    daemon.onRequest(modelChat, (p: ModelChatParams, token) =>
+      this.chat(p, token as unknown as vscode.CancellationToken),
+    );
   }
 
   async chat(p: ModelChatParams, token: vscode.CancellationToken): Promise<ModelChatResult> {
@@ -175,7 +184,11 @@ export class ModelBridge {
   }
 
   /** Counts tokens with the model's tokenizer; a count it cannot give is estimated. */
-  private async count(model: vscode.LanguageModelChat, parts: (string | vscode.LanguageModelChatMessage)[], token: vscode.CancellationToken): Promise<number> {
+  private async count(
+    model: vscode.LanguageModelChat,
+    parts: (string | vscode.LanguageModelChatMessage)[],
+    token: vscode.CancellationToken,
+  ): Promise<number> {
     const counts = await Promise.all(
       parts.map(async (p) => {
         try {
@@ -198,7 +211,10 @@ export class ModelBridge {
         case vscode.LanguageModelError.NoPermissions.name:
           return new ResponseError(ModelErrorCodes.Refused, `the user has not allowed Tether to use ${name}`);
         case vscode.LanguageModelError.Blocked.name:
-          return new ResponseError(ModelErrorCodes.Refused, `${name} refused the request (a quota or a policy): ${e.message}`);
+          return new ResponseError(
+            ModelErrorCodes.Refused,
+            `${name} refused the request (a quota or a policy): ${e.message}`,
+          );
         case vscode.LanguageModelError.NotFound.name:
           return new ResponseError(ModelErrorCodes.NoModel, `${name} is no longer available`);
       }

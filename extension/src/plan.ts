@@ -144,10 +144,15 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
 
   private changed(): void {
     const left = this.items.filter((i) => i.status !== "done").length;
-    this.view.badge = left > 0 ? { value: left, tooltip: `${left} step${left === 1 ? "" : "s"} of the plan left` } : undefined;
+    this.view.badge =
+      left > 0 ? { value: left, tooltip: `${left} step${left === 1 ? "" : "s"} of the plan left` } : undefined;
     // The view stays hidden until there is something to show, so it never
     // activates the extension or takes room for nothing.
-    void vscode.commands.executeCommand("setContext", HasPlanContext, this.items.length > 0 || this.requests().length > 0);
+    void vscode.commands.executeCommand(
+      "setContext",
+      HasPlanContext,
+      this.items.length > 0 || this.requests().length > 0,
+    );
     this.emitter.fire();
   }
 

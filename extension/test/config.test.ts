@@ -53,7 +53,13 @@ test("docs/vscode.md maps each setting as daemonSettings does", () => {
   for (const { vscode, daemon } of mapped) {
     const p = props[vscode];
     assert.ok(p, `${vscode} is not a contributed setting`);
-    const value = p.enum ? p.enum.find((v) => v !== p.default) : p.type === "array" ? ["docs.example.com"] : p.type === "number" || p.type === "integer" ? 77 : "debug";
+    const value = p.enum
+      ? p.enum.find((v) => v !== p.default)
+      : p.type === "array"
+        ? ["docs.example.com"]
+        : p.type === "number" || p.type === "integer"
+          ? 77
+          : "debug";
     fake.config[vscode] = value;
     const s = daemonSettings(readConfig(), undefined) as Record<string, unknown>;
     assert.deepEqual(s[daemon], value, `${vscode} does not reach the daemon as ${daemon}`);
@@ -64,7 +70,10 @@ test("docs/vscode.md maps each setting as daemonSettings does", () => {
   }
   const sent = Object.keys(daemonSettings(readConfig(), "/rg")).filter((k) => k !== "rgPath");
   for (const k of sent) {
-    assert.ok(mapped.some((m) => m.daemon === k), `daemonSettings sends ${k}, which docs/vscode.md does not map`);
+    assert.ok(
+      mapped.some((m) => m.daemon === k),
+      `daemonSettings sends ${k}, which docs/vscode.md does not map`,
+    );
   }
 });
 

@@ -190,7 +190,10 @@ export class ThemeIcon {
 
 export class MarkdownString {
   value: string;
-  constructor(value = "", readonly supportThemeIcons = false) {
+  constructor(
+    value = "",
+    readonly supportThemeIcons = false,
+  ) {
     this.value = value;
   }
   appendMarkdown(s: string): this {
@@ -256,10 +259,16 @@ export class LanguageModelChatMessage {
     readonly content: unknown[],
   ) {}
   static User(content: string | unknown[]): LanguageModelChatMessage {
-    return new LanguageModelChatMessage(LanguageModelChatMessageRole.User, typeof content === "string" ? [new LanguageModelTextPart(content)] : content);
+    return new LanguageModelChatMessage(
+      LanguageModelChatMessageRole.User,
+      typeof content === "string" ? [new LanguageModelTextPart(content)] : content,
+    );
   }
   static Assistant(content: string | unknown[]): LanguageModelChatMessage {
-    return new LanguageModelChatMessage(LanguageModelChatMessageRole.Assistant, typeof content === "string" ? [new LanguageModelTextPart(content)] : content);
+    return new LanguageModelChatMessage(
+      LanguageModelChatMessageRole.Assistant,
+      typeof content === "string" ? [new LanguageModelTextPart(content)] : content,
+    );
   }
 }
 
@@ -455,7 +464,8 @@ export const fake = {
    * confirmation, a compose program's call): by default, the registered
    * tool's invoke runs.
    */
-  onInvokeTool: async (name: string, options: any, token?: unknown): Promise<any> => runRegisteredTool(name, options, token),
+  onInvokeTool: async (name: string, options: any, token?: unknown): Promise<any> =>
+    runRegisteredTool(name, options, token),
 
   reset(): void {
     this.config = {};
@@ -574,7 +584,8 @@ export const window = {
   showWarningMessage: (text: string, ...rest: unknown[]) => message("warning", text, ...rest),
   showErrorMessage: (text: string, ...rest: unknown[]) => message("error", text, ...rest),
   createQuickPick: () => new FakeQuickPick(),
-  showQuickPick: async (items: readonly unknown[] | Thenable<readonly unknown[]>) => fake.onShowQuickPick([...(await items)]),
+  showQuickPick: async (items: readonly unknown[] | Thenable<readonly unknown[]>) =>
+    fake.onShowQuickPick([...(await items)]),
   showInputBox: async (opts: unknown) => fake.onInputBox(opts),
   registerTreeDataProvider: (id: string, p: unknown) => {
     fake.treeProviders.set(id, p);
@@ -607,7 +618,9 @@ export const window = {
     },
     onDidChangeTabs: (l: Listener<any>) => fake.events.changeTabs.event(l),
     // A tab, a group (the fake has one, holding every tab), or a list of either.
-    close: async (target: FakeTab | { tabs: readonly FakeTab[] } | readonly (FakeTab | { tabs: readonly FakeTab[] })[]) => {
+    close: async (
+      target: FakeTab | { tabs: readonly FakeTab[] } | readonly (FakeTab | { tabs: readonly FakeTab[] })[],
+    ) => {
       const closing = new Set((Array.isArray(target) ? target : [target]).flatMap((t) => ("tabs" in t ? t.tabs : [t])));
       fake.tabs = fake.tabs.filter((t) => !closing.has(t));
       fake.events.changeTabs.fire({ opened: [], closed: [...closing], changed: [] });
@@ -624,12 +637,13 @@ export const workspace = {
   get workspaceFolders() {
     return fake.folders.length > 0 ? fake.folders : undefined;
   },
-  getConfiguration: (section?: string) => ({
-    get: <T>(key: string, dflt: T): T => {
-      const k = section ? `${section}.${key}` : key;
-      return k in fake.config ? (fake.config[k] as T) : dflt;
-    },
-  } satisfies Shape<vscode.WorkspaceConfiguration>),
+  getConfiguration: (section?: string) =>
+    ({
+      get: <T>(key: string, dflt: T): T => {
+        const k = section ? `${section}.${key}` : key;
+        return k in fake.config ? (fake.config[k] as T) : dflt;
+      },
+    }) satisfies Shape<vscode.WorkspaceConfiguration>,
   onDidChangeConfiguration: (l: Listener<any>) => fake.events.changeConfiguration.event(l),
   onDidChangeWorkspaceFolders: (l: Listener<any>) => fake.events.changeFolders.event(l),
   onDidChangeTextDocument: (l: Listener<any>) => fake.events.changeDocument.event(l),

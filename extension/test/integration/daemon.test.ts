@@ -23,7 +23,15 @@ import { newToolContext, registerTools } from "../../src/tools";
 import { reviewPermissions } from "../../src/permissionCommands";
 import { reviewStaged } from "../../src/stagedCommands";
 import { showCheckpoints, undo } from "../../src/undoCommands";
-import { CancellationTokenSource, Diagnostic, DiagnosticSeverity, LanguageModelTextPart, Range, Uri, fake } from "../fake/vscode";
+import {
+  CancellationTokenSource,
+  Diagnostic,
+  DiagnosticSeverity,
+  LanguageModelTextPart,
+  Range,
+  Uri,
+  fake,
+} from "../fake/vscode";
 import { logChannel, until } from "../stubDaemon";
 
 /** Integration tests get a generous limit, so a hang fails instead of stalling CI. */
@@ -75,7 +83,13 @@ before(() => {
   feeder = new DiagnosticsFeeder(daemon);
   docs = new InfoDocuments();
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
-  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(approvals.chat.calls), ids: new RequestIds() }, approvals.chat);
+  registerTools(
+    daemon,
+    pkg.contributes.languageModelTools.map((t: { name: string }) => t.name),
+    log,
+    { ...newToolContext(approvals.chat.calls), ids: new RequestIds() },
+    approvals.chat,
+  );
 });
 
 after(async () => {
@@ -94,7 +108,12 @@ after(async () => {
 });
 
 /** Calls a tool the way VS Code's chat does, and returns the text the model would see. */
-async function call(tool: string, input: object, turn: object | undefined = undefined, token = new CancellationTokenSource().token): Promise<string> {
+async function call(
+  tool: string,
+  input: object,
+  turn: object | undefined = undefined,
+  token = new CancellationTokenSource().token,
+): Promise<string> {
   const t = fake.tools.get(`tether_${tool}`);
   assert.ok(t, `tool tether_${tool} is registered`);
   const res = await t.invoke({ input, toolInvocationToken: turn }, token);
@@ -165,7 +184,10 @@ test("edit approval: the request carries the file, both texts and the diff", asy
   assert.equal(params.proposed, twoChanges);
   assert.ok(params.requestId, "names the chat request");
   assert.ok(params.alwaysScope);
-  assert.ok(fake.executed.some((e) => e.command === "vscode.diff"), "the diff editor opened");
+  assert.ok(
+    fake.executed.some((e) => e.command === "vscode.diff"),
+    "the diff editor opened",
+  );
   approvals.answer("no", review.proposedUri as any);
   assert.match(await result, /declined/);
   assert.equal(readFileSync(path.join(ws, "shape.txt"), "utf8"), twentyLines, "declined: nothing written");
@@ -177,7 +199,11 @@ test("edit approval: a dropped hunk is not written", async () => {
   await approvals.toggleHunk(review.proposedUri.toString(), params.hunks![0].id);
   approvals.answer("yes", review.proposedUri as any);
   const out = await result;
-  assert.equal(readFileSync(path.join(ws, "hunks.txt"), "utf8"), twentyLines.replace("line 15\n", "LINE FIFTEEN\n"), "only the kept hunk was written");
+  assert.equal(
+    readFileSync(path.join(ws, "hunks.txt"), "utf8"),
+    twentyLines.replace("line 15\n", "LINE FIFTEEN\n"),
+    "only the kept hunk was written",
+  );
   assert.match(out, /dropped/, "the model is told what the user dropped");
 });
 
@@ -193,7 +219,12 @@ test("edit approval: text the user typed into the proposal is what gets written"
 });
 
 /** Writes file through write_file, approved with answer, and returns the tool's text. */
-async function approvedWrite(file: string, content: string, answer: "yes" | "always" = "yes", turn: object = {}): Promise<string> {
+async function approvedWrite(
+  file: string,
+  content: string,
+  answer: "yes" | "always" = "yes",
+  turn: object = {},
+): Promise<string> {
   await call("read_file", { path: file });
   const pending = call("write_file", { path: file, content }, turn);
   approvals.answer(answer, (await nextReview()).proposedUri as any);
@@ -266,7 +297,10 @@ test("permissions: an “always” answer is listed, then forgotten", async () =
   };
   fake.onMessage = (m) => (m.modal ? "Forget All" : undefined);
   await reviewPermissions(daemon, docs);
-  assert.ok(listed.some((l) => /always .*change files/i.test(l)), `listed: ${listed.join(" | ")}`);
+  assert.ok(
+    listed.some((l) => /always .*change files/i.test(l)),
+    `listed: ${listed.join(" | ")}`,
+  );
   assert.match(fake.messages.at(-1)!.text, /Tether forgot 1 saved answer\./);
   const after = await daemon.request(permissionsList, {});
   assert.deepEqual(after.rules, []);
@@ -303,7 +337,11 @@ test("diagnostics published by the editor come back from problems", async () => 
 });
 
 test("ask_user: the quick pick's answer goes back to the model", async () => {
-  fake.onQuickPick = (qp) => qp.acceptWith("", qp.items.find((i: { label: string }) => i.label === "blue"));
+  fake.onQuickPick = (qp) =>
+    qp.acceptWith(
+      "",
+      qp.items.find((i: { label: string }) => i.label === "blue"),
+    );
   const out = await call("ask_user", { question: "Which colour?", options: ["red", "blue"] });
   assert.match(out, /blue/);
   assert.equal(fake.quickPicks.at(-1)!.title, "Which colour?", "the question stays in view as the title");
@@ -320,12 +358,23 @@ function answerInChat(answer: "yes" | "always" | "skip" | "no") {
     const tool = fake.tools.get(name);
     assert.ok(tool, `${name} is registered`);
     const prepared = tool.prepareInvocation({ input: options.input });
-    asked.push({ name, input: options.input, title: prepared.confirmationMessages?.title, message: prepared.confirmationMessages?.message?.value });
+    asked.push({
+      name,
+      input: options.input,
+      title: prepared.confirmationMessages?.title,
+      message: prepared.confirmationMessages?.message?.value,
+    });
     if (answer === "skip") {
-      return { content: [new LanguageModelTextPart("The user chose to skip the tool call, they want to proceed without running it")] };
+      return {
+        content: [
+          new LanguageModelTextPart("The user chose to skip the tool call, they want to proceed without running it"),
+        ],
+      };
     }
     if (answer === "always" || answer === "no") {
-      const m = [...String(prepared.confirmationMessages.message.value).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) => JSON.parse(decodeURIComponent(x[1])));
+      const m = [...String(prepared.confirmationMessages.message.value).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) =>
+        JSON.parse(decodeURIComponent(x[1])),
+      );
       const link = m.find((x) => x[1] === answer);
       assert.ok(link, `the confirmation links "${answer}"`);
       // What the link's command does (commands are not registered here).
@@ -372,7 +421,11 @@ test("a shell command from outside a chat is asked in Tether's prompt", async (t
     return;
   }
   fake.onInvokeTool = async () => assert.fail("no chat to ask in");
-  fake.onQuickPick = (qp) => qp.acceptWith("", qp.items.find((i: { label: string }) => i.label.includes("Yes")));
+  fake.onQuickPick = (qp) =>
+    qp.acceptWith(
+      "",
+      qp.items.find((i: { label: string }) => i.label.includes("Yes")),
+    );
   assert.match(await call("shell", { command: "mkdir -p outside-chat" }), /exit code 0/);
   assert.match(fake.quickPicks.at(-1)!.title!, /mkdir -p outside-chat/);
 });
@@ -390,10 +443,18 @@ test("cancelling a tool call reaches the daemon, and the daemon closes the quest
 });
 
 test("todo: the plan reaches the tree view", async () => {
-  await call("todo", { items: [{ text: "read", status: "done" }, { text: "edit", status: "in_progress" }] });
+  await call("todo", {
+    items: [
+      { text: "read", status: "done" },
+      { text: "edit", status: "in_progress" },
+    ],
+  });
   const items = () => plan.getChildren().flatMap((n) => (n.kind === "item" ? [n.item] : []));
   await until(() => items().length === 2, "todo/changed");
-  assert.deepEqual(items().map((i) => `${i.text}:${i.status}`), ["read:done", "edit:in_progress"]);
+  assert.deepEqual(
+    items().map((i) => `${i.text}:${i.status}`),
+    ["read:done", "edit:in_progress"],
+  );
   assert.equal(fake.contexts.get("tether.hasPlan"), true);
 });
 
