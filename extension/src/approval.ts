@@ -34,7 +34,7 @@ interface Pending {
   review: EditReview;
   /** The change set the file belongs to, answered as one. */
   set?: SetReview;
-  finish(result: ApprovalRequestResult): void;
+  finish: (result: ApprovalRequestResult) => void;
 }
 
 /** A change with texts to compare (a file, a project memory) is reviewed in the diff editor. */
@@ -334,7 +334,7 @@ export class Approvals implements vscode.Disposable {
 
   /** Shows the change waiting for review (the first, when several wait). */
   async openReview(): Promise<void> {
-    const entry = this.find(undefined) ?? [...this.pending.values()][0];
+    const entry = this.find(undefined) ?? [...this.pending.values()].at(0);
     if (!entry) {
       void vscode.window.showInformationMessage("No Tether change is waiting for review.");
       return;
@@ -423,7 +423,9 @@ export class Approvals implements vscode.Disposable {
       const left = entry.set.left.has(entry.review.params.path ?? "");
       const n = entry.set.files.length;
       for (const lens of actions) {
-        lens.command!.tooltip += ` (all ${n} file${n === 1 ? "" : "s"} of this change)`;
+        if (lens.command) {
+          lens.command.tooltip = `${lens.command.tooltip ?? ""} (all ${n} file${n === 1 ? "" : "s"} of this change)`;
+        }
       }
       actions.push(
         new vscode.CodeLens(top, {

@@ -60,7 +60,7 @@ export async function ask(
     };
     qp.onDidAccept(() => {
       // Enter with text that matches no option picks the free-text entry.
-      const item = qp.selectedItems[0] ?? (q.allowFreeText && qp.value.trim() ? items[items.length - 1] : undefined);
+      const item = qp.selectedItems.at(0) ?? (q.allowFreeText && qp.value.trim() ? items.at(-1) : undefined);
       log?.debug(`ask_user: accepted ${JSON.stringify(item?.label)} with ${qp.value.length} characters typed`);
       if (item) {
         settle(item);
@@ -87,7 +87,7 @@ export async function ask(
     prompt: "Type your answer",
     ignoreFocusOut: true,
   });
-  return text && text.trim() ? { answer: text.trim() } : { cancelled: true };
+  return text?.trim() ? { answer: text.trim() } : { cancelled: true };
 }
 
 export function registerAsk(daemon: Daemon, log?: vscode.LogOutputChannel): void {

@@ -34,9 +34,11 @@ export function registerCommands(
   requests?: RequestLog,
   composeRuns?: ComposeRuns,
 ): vscode.Disposable[] {
+  // A command's arguments come untyped from whoever runs it (a lens, a
+  // title button, the palette); each handler says what it takes.
   const run =
-    (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) =>
-    async (...args: any[]) => {
+    <A extends unknown[]>(what: string, fn: (...args: A) => unknown) =>
+    async (...args: A) => {
       try {
         await fn(...args);
       } catch (e) {
@@ -47,7 +49,7 @@ export function registerCommands(
   // A lens passes the proposal's uri as a string; a title button, as a Uri.
   const uriArg = (a: unknown) =>
     a instanceof vscode.Uri ? a : typeof a === "string" && a.includes(":") ? vscode.Uri.parse(a) : undefined;
-  const reg = (id: string, what: string, fn: (...args: any[]) => Promise<unknown> | unknown) =>
+  const reg = (id: string, what: string, fn: (...args: never[]) => unknown) =>
     vscode.commands.registerCommand(id, run(what, fn));
   return [
     reg("tether.undo", "Undo", () => undo(daemon, docs)),

@@ -173,7 +173,7 @@ export function registerToolsInvoke(daemon: Daemon, runs: ComposeRuns): void {
   daemon.onRequest(toolsInvoke, async (p: ToolInvokeParams, rpcToken: vscode.CancellationToken) => {
     const run = runs.running(p.requestId, p.parentCallId);
     const cts = new vscode.CancellationTokenSource();
-    const sub = rpcToken?.onCancellationRequested(() => cts.cancel());
+    const sub = rpcToken.onCancellationRequested(() => cts.cancel());
     const waiting = runs.expect(p.name, p.arguments);
     try {
       const r = await vscode.lm.invokeTool(
@@ -188,7 +188,7 @@ export function registerToolsInvoke(daemon: Daemon, runs: ComposeRuns): void {
       return whole ?? { content: text, isError: false };
     } finally {
       waiting.cancel();
-      sub?.dispose();
+      sub.dispose();
       cts.dispose();
     }
   });

@@ -73,7 +73,7 @@ function link(label: string, id: string, answer: Answer, tip: string): string {
 
 /** What "Always" allows, as a short label ("Always allow touch and git"); undefined when it allows no more than this step. */
 export function alwaysLabel(a: ApprovalRequestParams): string | undefined {
-  const scope = a.alwaysScope ?? "";
+  const scope = a.alwaysScope;
   if (scope === "" || scope.startsWith("this ")) {
     return undefined;
   }

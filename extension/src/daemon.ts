@@ -142,7 +142,12 @@ export class Daemon implements vscode.Disposable {
   /** Handle a notification; several handlers of one method each get it, in order. */
   onNotification<P>(type: NotificationType<P>, handler: NoInfer<NotificationHandler<P>>): void {
     const before = this.notificationChains.get(type.method) as NotificationHandler<P> | undefined;
-    const h: NotificationHandler<P> = before ? (p) => (before(p), handler(p)) : handler;
+    const h: NotificationHandler<P> = before
+      ? (p) => {
+          before(p);
+          handler(p);
+        }
+      : handler;
     this.notificationChains.set(type.method, h);
     const register = (conn: MessageConnection) => void conn.onNotification(type, h);
     this.notificationHandlers.set(type.method, register);
@@ -269,7 +274,7 @@ export class Daemon implements vscode.Disposable {
     this.setState(this.policy.attempts > 0 ? "restarting" : "starting");
     const cfg = readConfig();
     const folders = vscode.workspace.workspaceFolders ?? [];
-    const root = folders[0]?.uri.fsPath;
+    const root = folders.at(0)?.uri.fsPath;
     const binary = daemonPath(cfg.path, this.opts.extensionPath, root);
     if (!this.exists(binary)) {
       const hint = cfg.path
@@ -301,7 +306,11 @@ export class Daemon implements vscode.Disposable {
     if (proc.stderr) {
       readline.createInterface({ input: proc.stderr }).on("line", (line) => logDaemonLine(this.opts.log, line));
     }
-    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!), {
+    if (!proc.stdout || !proc.stdin) {
+      proc.kill();
+      throw new DaemonError("The Tether daemon was started without pipes for its input and output.");
+    }
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin), {
       error: (m) => this.opts.log.error(m),
       warn: (m) => this.opts.log.warn(m),
       info: (m) => this.opts.log.info(m),
@@ -438,7 +447,7 @@ export class Daemon implements vscode.Disposable {
   }
 
   private logMessage(p: LogMessageParams): void {
-    const text = p.message ?? "";
+    const text = p.message;
     switch (p.type) {
       case 1:
         this.opts.log.error(text);

@@ -25,7 +25,7 @@ export function toLspDiagnostic(d: vscode.Diagnostic): Diagnostic {
     severity: (Math.min(Math.max(d.severity, 0), 3) + 1) as DiagnosticSeverity,
     message: d.message,
   };
-  const code = typeof d.code === "object" && d.code !== null ? d.code.value : d.code;
+  const code = typeof d.code === "object" ? d.code.value : d.code;
   if (code !== undefined && code !== "") {
     out.code = code;
   }

@@ -27,7 +27,8 @@ export function activate(context: vscode.ExtensionContext): void {
     version?: string;
     contributes?: { languageModelTools?: { name: string }[] };
   };
-  daemon = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
+  const d = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
+  daemon = d;
   approvals = new Approvals(daemon, log);
   const composeRuns = new ComposeRuns(daemon);
   const tools = { ...newToolContext(approvals.chat.calls, new RequestLog(context.workspaceState)), composeRuns };
@@ -52,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerCommands(daemon, approvals, docs, log, tools.requests, composeRuns),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(configSection)) {
-        void offerRestart(daemon!);
+        void offerRestart(d);
       }
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {

@@ -90,7 +90,7 @@ function toChatTools(tools: readonly ChatTool[]): vscode.LanguageModelChatTool[]
   return tools.map((t) => ({
     name: t.name,
     description: t.description,
-    inputSchema: (t.inputSchema ?? undefined) as object | undefined,
+    inputSchema: typeof t.inputSchema === "object" && t.inputSchema !== null ? t.inputSchema : undefined,
   }));
 }
 
@@ -134,7 +134,7 @@ export class ModelBridge {
         if (part instanceof vscode.LanguageModelTextPart) {
           content += part.value;
         } else if (part instanceof vscode.LanguageModelToolCallPart) {
-          toolCalls.push({ id: part.callId, name: part.name, arguments: part.input ?? {} });
+          toolCalls.push({ id: part.callId, name: part.name, arguments: part.input });
         }
       }
     } catch (e) {
@@ -158,7 +158,7 @@ export class ModelBridge {
     const configured = this.setting();
     const selector = modelSelector(configured);
     if (selector) {
-      const [m] = await this.lm.selectChatModels(selector);
+      const m = (await this.lm.selectChatModels(selector)).at(0);
       if (!m) {
         throw new ResponseError(
           ModelErrorCodes.NoModel,
@@ -168,12 +168,12 @@ export class ModelBridge {
       return m;
     }
     if (hint) {
-      const [m] = await this.lm.selectChatModels({ family: hint });
+      const m = (await this.lm.selectChatModels({ family: hint })).at(0);
       if (m) {
         return m;
       }
     }
-    const [first] = await this.lm.selectChatModels();
+    const first = (await this.lm.selectChatModels()).at(0);
     if (!first) {
       throw new ResponseError(
         ModelErrorCodes.NoModel,
@@ -203,7 +203,7 @@ export class ModelBridge {
   }
 
   /** Says why a model turn failed, in words the daemon passes to the agent and the user. */
-  private failure(model: vscode.LanguageModelChat, e: unknown): ResponseError<void> {
+  private failure(model: vscode.LanguageModelChat, e: unknown): ResponseError {
     const name = `${model.name || model.id} (${model.vendor})`;
     this.log.warn(`model/chat with ${name}: ${errorText(e)}`);
     if (e instanceof vscode.LanguageModelError) {

@@ -9,6 +9,7 @@ import { permissionsList, permissionsRemove, permissionsReset, PermissionRule } 
 
 /** A rule in words: the daemon's own description, or the same built here. */
 export function describeRule(r: PermissionRule): string {
+  const kind: string = r.kind; // a kind of a newer daemon falls through the switch
   if (r.description) {
     return r.description;
   }
@@ -26,7 +27,7 @@ export function describeRule(r: PermissionRule): string {
     case "memory":
       return "always write project memory";
   }
-  return `always ${r.kind}`;
+  return `always ${kind}`;
 }
 
 type Action = "reset" | "open" | "rule";
@@ -62,7 +63,7 @@ export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Pr
       : `${rules.length} saved answer${rules.length === 1 ? "" : "s"}; pick one to forget it`;
   const picked = await vscode.window.showQuickPick(items, {
     title: "Tether: what “Always” allows in this project",
-    placeHolder: `Mode ${res.mode || "default"}; ${count}`,
+    placeHolder: `Mode ${res.mode}; ${count}`,
   });
   if (picked?.action === "rule" && picked.rule) {
     await removePermission(daemon, picked.rule);
@@ -75,7 +76,7 @@ export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Pr
       const lines = [
         "# What “Always” allows in this project",
         "",
-        `Permission mode: ${res.mode || "default"}`,
+        `Permission mode: ${res.mode}`,
         "",
         ...rules.map((r) => `- ${describeRule(r)}`),
         "",

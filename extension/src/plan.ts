@@ -136,8 +136,11 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const key = liveKey(a);
     this.live.delete(key);
     this.live.set(key, a);
-    while (this.live.size > maxLive) {
-      this.live.delete(this.live.keys().next().value!);
+    for (const old of this.live.keys()) {
+      if (this.live.size <= maxLive) {
+        break;
+      }
+      this.live.delete(old);
     }
     this.changed();
   }
@@ -285,7 +288,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   }
 
   dispose(): void {
-    this.disposables.forEach((d) => d.dispose());
+    for (const d of this.disposables) {
+      d.dispose();
+    }
     this.emitter.dispose();
   }
 }

@@ -77,7 +77,10 @@ export async function reviewStaged(daemon: Daemon, docs: InfoDocuments): Promise
     );
     return ok === dropAll ? drop(daemon) : undefined;
   }
-  const c = picked.change!;
+  const c = picked.change;
+  if (!c) {
+    return; // the separator
+  }
   await docs.show(`staged-${c.id}.diff`, c.diff || "(no diff)\n");
   const choice = await vscode.window.showInformationMessage(
     `“${c.title}”: apply it to the files, or drop it?`,

@@ -148,8 +148,11 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
 function remember(m: Map<string, string>, key: string, value: string): void {
   m.delete(key);
   m.set(key, value);
-  if (m.size > 64) {
-    m.delete(m.keys().next().value!);
+  for (const old of m.keys()) {
+    if (m.size <= 64) {
+      break;
+    }
+    m.delete(old);
   }
 }
 

@@ -120,7 +120,7 @@ export function checkpointItem(
   const icon = c.damaged || (c.interrupted && !c.undone) ? "$(warning)" : c.undone ? "$(discard)" : "$(history)";
   // The daemon names a checkpoint it could not read whole "damaged: …"
   // itself; the label says it only where the summary does not.
-  const saysDamaged = c.damaged && !/^damaged\b/.test(c.summary ?? "");
+  const saysDamaged = c.damaged && !/^damaged\b/.test(c.summary);
   const state = [c.undone ? "undone" : "", saysDamaged ? "damaged" : ""].filter(Boolean).join(", ");
   const listed = files.map((f) => fileWithCounts(f, entry?.files)).join(", ");
   return {
