@@ -52,7 +52,7 @@ async function request(p: ApprovalRequestParams = edit) {
 }
 
 function proposedUri(): Uri {
-  return approvals.reviews[0].proposedUri as unknown as Uri;
+  return approvals.reviews[0].proposedUri;
 }
 
 test("an edit opens a diff of original and proposal that does not take focus", async () => {
@@ -65,13 +65,13 @@ test("an edit opens a diff of original and proposal that does not take focus", a
   assert.ok(right.path.endsWith("/notes.txt"), "keeps the file name, so the language is recognised");
   assert.deepEqual(options, { preview: true, preserveFocus: true });
   assert.equal(fake.contexts.get("tether.reviewing"), true);
-  assert.equal(await fake.contentProviders.get("tether-original").provideTextDocumentContent(left), original);
+  assert.equal(await fake.provided(left), original);
   assert.equal(fake.document(right)!.getText(), proposed);
 });
 
 test("approve with nothing changed answers yes and closes the diff", async () => {
   const { answer } = await request();
-  approvals.answer("yes", proposedUri() as any);
+  approvals.answer("yes", proposedUri());
   assert.deepEqual(await answer, { answer: "yes" });
   await settle();
   assert.equal(fake.tabs.length, 0, "the diff tab is closed");
@@ -98,7 +98,7 @@ test("each hunk has a lens; dropping one rebuilds the proposal and the answer ke
     [1, "$(check) Keep hunk 1/2 (dropped)"],
     [14, "$(close) Drop hunk 2/2"],
   ]);
-  approvals.answer("yes", uri as any);
+  approvals.answer("yes", uri);
   assert.deepEqual(await answer, { answer: "yes", hunks: [2] });
 });
 
@@ -108,7 +108,7 @@ test("keeping a dropped hunk again restores it", async () => {
   await approvals.toggleHunk(uri.toString(), 2);
   await approvals.toggleHunk(uri.toString(), 2);
   assert.equal(fake.document(uri)!.getText(), proposed);
-  approvals.answer("always", uri as any);
+  approvals.answer("always", uri);
   assert.deepEqual(await answer, { answer: "always" });
 });
 
@@ -126,7 +126,7 @@ test("text the user typed into the proposal is sent as content", async () => {
     ["$(edit) Edited by you: approving writes this text", "Undo my edits"],
     "hunk lenses give way to a note once the user has typed",
   );
-  approvals.answer("yes", uri as any);
+  approvals.answer("yes", uri);
   assert.deepEqual(await answer, {
     answer: "yes",
     content: original.replace("l15", "L15").replace("l20", "the user's line 20"),
@@ -157,7 +157,7 @@ test("reject answers no; skip answers skip, whatever was dropped", async () => {
   ] as const) {
     const r = await request();
     await approvals.toggleHunk(proposedUri().toString(), 1);
-    approvals.answer(answer, proposedUri() as any);
+    approvals.answer(answer, proposedUri());
     assert.deepEqual(await r.answer, want);
   }
 });
@@ -367,7 +367,7 @@ test("the review says what it is: its title, a labelled row of actions, a status
     { preview: true, preserveFocus: false },
     "opened by the user, the review takes the keyboard",
   );
-  approvals.answer("yes", uri as any);
+  approvals.answer("yes", uri);
   await answer;
   approvals.skipAll();
   await settle();
@@ -419,7 +419,7 @@ test("a change tether mcp asks about says which client asks, in the review's tit
   const { answer } = await request({ ...edit, requestId: "mcp-20260101T000000-abcd", from: "Claude Code" });
   const diff = fake.executed.find((e) => e.command === "vscode.diff")!;
   assert.equal(diff.args[2], "Review Tether's change: notes.txt (from Claude Code)");
-  approvals.answer("yes", proposedUri() as any);
+  approvals.answer("yes", proposedUri());
   assert.equal((await answer).answer, "yes");
 });
 
@@ -442,7 +442,7 @@ test("answering closes every tab of the proposal: the review diff and a plain ta
   const { answer } = await request();
   const uri = proposedUri();
   fake.tabs.push({ input: new TabInputText(uri) }, { input: new TabInputText(Uri.file("/ws/other.txt")) });
-  approvals.answer("yes", uri as any);
+  approvals.answer("yes", uri);
   await answer;
   await settle();
   const left = fake.tabs.map((t) => (t.input instanceof TabInputText ? t.input.uri.toString() : "diff"));

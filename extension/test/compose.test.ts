@@ -71,7 +71,7 @@ test("a compose call is kept with its program, its calls as they are reported, a
   const turn = {};
   const pending = tool.invoke(
     { input: { code: 'const r = await tools.tether.read_file({path: "a.txt"})' }, toolInvocationToken: turn } as any,
-    new CancellationTokenSource().token as any,
+    new CancellationTokenSource().token,
   );
   await until(() => runs.list().length === 1, "the run is kept"); // once the call knows its request
   const [run] = runs.list();
@@ -139,7 +139,7 @@ test("two handlers of one notification both get it", () => {
   const d = new (require("../src/daemon").Daemon)({ extensionPath: "/x", clientVersion: "0", log: logChannel() });
   d.onNotification(toolsActivity, () => seen.push("a"));
   d.onNotification(toolsActivity, () => seen.push("b"));
-  (d as any).notificationChains.get("tools/activity")({});
+  d.notificationChains.get("tools/activity")({});
   assert.deepEqual(seen, ["a", "b"]);
 });
 
@@ -174,9 +174,9 @@ test("tools/invoke runs a program's call through VS Code with the compose call's
     );
     return { content: "done", isError: false, diff };
   };
-  await fake.tools
-    .get("tether_compose")
-    .invoke({ input: { code: "x" }, toolInvocationToken: turn }, new CancellationTokenSource().token);
+  await fake
+    .tool("tether_compose")
+    .invoke({ input: { code: "x" }, toolInvocationToken: fake.turnToken(turn) }, new CancellationTokenSource().token);
   assert.equal(fake.invoked.length, 1);
   assert.equal(fake.invoked[0].name, "tether_edit_file");
   assert.equal(

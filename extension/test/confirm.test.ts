@@ -80,10 +80,8 @@ test("always is offered only where it allows more than this one step", () => {
     ],
   ];
   for (const [p, want] of cases) {
-    assert.equal(alwaysLabel({ ...shell, ...p } as ApprovalRequestParams), want, JSON.stringify(p));
-    const value = (
-      confirmationMessages({ ...shell, ...p } as ApprovalRequestParams, "c").message as unknown as MarkdownString
-    ).value;
+    assert.equal(alwaysLabel({ ...shell, ...p }), want, JSON.stringify(p));
+    const value = (confirmationMessages({ ...shell, ...p }, "c").message as unknown as MarkdownString).value;
     assert.equal(value.includes("Always allow"), want !== undefined);
   }
 });
@@ -99,7 +97,7 @@ function chatRig(user: (prepared: any, input: any) => Promise<"allow" | "skip" |
     },
     invokeTool: (async (name: string, options: any) => {
       assert.equal(name, "tether_approval");
-      const prepared = chat.prepareInvocation({ input: options.input } as any);
+      const prepared = chat.prepareInvocation({ input: options.input });
       assert.ok(prepared.confirmationMessages, "VS Code is told to confirm");
       const choice = await new Promise<"allow" | "skip" | "cancel">((resolve) => {
         accept = () => resolve("allow");
@@ -115,7 +113,7 @@ function chatRig(user: (prepared: any, input: any) => Promise<"allow" | "skip" |
           ],
         };
       }
-      return chat.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken } as any);
+      return chat.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken });
     }) as any,
   });
   return { chat, executed };
@@ -180,7 +178,7 @@ test("a link of an approval already answered does nothing", async () => {
 
 test("the approval tool invoked with nothing waiting still asks, and approves nothing", () => {
   const { chat } = chatRig(async () => "allow");
-  const prepared = chat.prepareInvocation({ input: { command: "rm -rf /" } } as any);
+  const prepared = chat.prepareInvocation({ input: { command: "rm -rf /" } });
   assert.ok(prepared.confirmationMessages);
   const res: any = chat.invoke({ input: { command: "rm -rf /" } } as any);
   assert.equal(res.content[0].value, "skip");
@@ -243,7 +241,7 @@ test("while a call runs, the daemon's approvals of its request go to its chat", 
   };
   await tool.invoke(
     { input: { command: "touch a" }, toolInvocationToken: chatToken } as any,
-    new CancellationTokenSource().token as any,
+    new CancellationTokenSource().token,
   );
   assert.equal(during, chatToken);
   const requestId = daemon.requests[0].params.requestId;
@@ -263,7 +261,7 @@ test("each request's calls and the lines their diffs changed are kept for the ch
           isError: false,
           diff: "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,3 @@\n-a\n+A\n+B\n c\n",
         };
-  await tool.prepareInvocation({ input: { path: "g.txt" } } as any, token);
+  await tool.prepareInvocation({ input: { path: "g.txt" } }, token);
   await tool.invoke({ input: { path: "g.txt" }, toolInvocationToken: {} } as any, token);
   const requestId = daemon.requests.find((r) => r.method === "tools/call")!.params.requestId;
   const e = ctx.requests.get(requestId)!;

@@ -8,7 +8,7 @@ import { daemonSettings, readConfig } from "../src/config";
 import { levelOf, logDaemonLine, parseDaemonLine, parseLogfmt } from "../src/daemonLog";
 import { RequestLog, diffCounts } from "../src/requestLog";
 import { StatusItem, statusLook } from "../src/status";
-import { EventEmitter, ThemeColor, fake } from "./fake/vscode";
+import { EventEmitter, MarkdownString, ThemeColor, fake } from "./fake/vscode";
 
 beforeEach(() => fake.reset());
 
@@ -87,15 +87,16 @@ test("the status item follows the daemon's state, with the reason in the tooltip
   };
   const item = new StatusItem(daemon);
   const shown = fake.statusItems.find((i) => i.id === "tether.status")!;
+  const tooltip = () => (shown.tooltip instanceof MarkdownString ? shown.tooltip.value : String(shown.tooltip));
   assert.equal(shown.text, "$(shield) Tether");
-  assert.match((shown.tooltip as any).value, /tether 1\.0, 2 tools/);
+  assert.match(tooltip(), /tether 1\.0, 2 tools/);
   daemon.state = "restarting";
   daemon.error = "The Tether daemon stopped (signal SIGKILL) after 2.0 s";
   states.fire("restarting");
   assert.equal(shown.text, "$(sync~spin) Tether: restarting");
   assert.deepEqual(shown.backgroundColor, new ThemeColor("statusBarItem.errorBackground"));
-  assert.match((shown.tooltip as any).value, /SIGKILL/);
-  assert.match((shown.tooltip as any).value, /Click to restart it now/);
+  assert.match(tooltip(), /SIGKILL/);
+  assert.match(tooltip(), /Click to restart it now/);
   assert.equal(shown.command, "tether.restart");
   daemon.state = "ready";
   daemon.error = undefined;

@@ -10,7 +10,7 @@ import type * as fakeModule from "./fake/vscode";
 import { DiagnosticSeverity as FakeSeverity, Uri } from "./fake/vscode";
 
 /** What the fake module exports besides the test's own handles. */
-type Exports = Omit<typeof fakeModule, "fake" | "FakeDocument" | "FakeQuickPick">;
+type Exports = Omit<typeof fakeModule, "fake" | "FakeDocument" | "FakeQuickPick" | "FakeStatusItem">;
 
 /** Every name the fake exports is one of the vscode module's. */
 export type ModuleChecked = Only<typeof vscode, Exports>;

@@ -32,7 +32,7 @@ test("a memory write is reviewed as a diff of the memory, with a warning after w
   await settle();
   const diff = fake.executed.find((e) => e.command === "vscode.diff");
   assert.ok(diff, "the memory opened in the diff editor");
-  assert.equal(diff!.args[2], "Review Tether's memory change: setup.md");
+  assert.equal(diff.args[2], "Review Tether's memory change: setup.md");
   const warning = fake.messages.find((m) => m.kind === "warning");
   assert.ok(warning?.text.includes("https://example.test/install"), "the page read is named");
   approvals.answer("yes");

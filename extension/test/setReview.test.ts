@@ -80,10 +80,7 @@ test("a change set opens as one multi-file diff, counted as one change to review
     Array(3).fill(["tether-original", "tether-proposed"]),
   );
   assert.equal(fake.document(resources[0][2])!.getText(), proposed);
-  assert.equal(
-    await fake.contentProviders.get("tether-original").provideTextDocumentContent(resources[0][1]),
-    original,
-  );
+  assert.equal(await fake.provided(resources[0][1]), original);
   assert.equal(
     fake.document(resources[2][2])!.getText(),
     "(not shown: binary, 2.0 KiB)\n",
@@ -96,7 +93,7 @@ test("a change set opens as one multi-file diff, counted as one change to review
 
 test("approving the set as shown answers yes and closes every file", async () => {
   const { answer } = await request();
-  approvals.answer("yes", proposals()[1] as any);
+  approvals.answer("yes", proposals()[1]);
   assert.deepEqual(await answer, { answer: "yes" });
   await settle();
   assert.equal(approvals.reviews.length, 0);
@@ -133,7 +130,7 @@ test("the answer carries each file's part: hunks kept, files left out", async ()
       .slice(4),
     ["$(add) Take this file back in (left out)"],
   );
-  approvals.answer("always", main as any);
+  approvals.answer("always", main);
   assert.deepEqual(await answer, {
     answer: "always",
     files: [
@@ -149,7 +146,7 @@ test("text typed into a file of the set is its content; a file taken back in is 
   fake.document(main)!.type("the user's text\n");
   approvals.toggleFile(util.toString());
   approvals.toggleFile(util.toString());
-  approvals.answer("yes", util as any);
+  approvals.answer("yes", util);
   assert.deepEqual(await answer, {
     answer: "yes",
     files: [{ path: "/ws/main.go", hunks: undefined, content: "the user's text\n" }],
@@ -160,7 +157,7 @@ test("reject and skip answer for the whole set; the daemon cancelling skips", as
   for (const a of ["no", "skip"] as const) {
     const { answer } = await request();
     approvals.toggleFile(proposals()[0].toString());
-    approvals.answer(a, proposals()[0] as any);
+    approvals.answer(a, proposals()[0]);
     assert.deepEqual(await answer, { answer: a });
     fake.executed = [];
   }

@@ -393,8 +393,10 @@ export class FakeQuickPick<T extends { label: string }> {
   visible = false;
   show(): void {
     this.visible = true;
-    fake.quickPicks.push(this as FakeQuickPick<any>);
-    queueMicrotask(() => fake.onQuickPick(this as FakeQuickPick<any>));
+    // The list holds quick picks of every item type; the test knows each one's.
+    const qp = this as unknown as FakeQuickPick<vscode.QuickPickItem>;
+    fake.quickPicks.push(qp);
+    queueMicrotask(() => fake.onQuickPick(qp));
   }
   /** The user types text and presses Enter on the item shown first (or none). */
   acceptWith(value: string, item?: T): void {
@@ -439,33 +441,36 @@ export const fake = {
   logs: [] as string[],
   executed: [] as { command: string; args: unknown[] }[],
   contexts: new Map<string, unknown>(),
-  commands: new Map<string, (...args: any[]) => unknown>(),
-  tools: new Map<string, any>(),
-  invoked: [] as { name: string; options: any }[],
-  fileSystems: new Map<string, any>(),
-  contentProviders: new Map<string, any>(),
-  codeLensProviders: [] as { selector: any; provider: any }[],
-  treeProviders: new Map<string, any>(),
+  commands: new Map<string, (...args: unknown[]) => unknown>(),
+  tools: new Map<string, vscode.LanguageModelTool<object>>(),
+  invoked: [] as { name: string; options: vscode.LanguageModelToolInvocationOptions<object> }[],
+  fileSystems: new Map<string, vscode.FileSystemProvider>(),
+  contentProviders: new Map<string, vscode.TextDocumentContentProvider>(),
+  codeLensProviders: [] as { selector: vscode.DocumentSelector; provider: vscode.CodeLensProvider }[],
+  treeProviders: new Map<string, vscode.TreeDataProvider<unknown>>(),
   treeViews: new Map<string, { badge?: { value: number; tooltip: string }; dispose(): void }>(),
-  quickPicks: [] as FakeQuickPick<any>[],
+  quickPicks: [] as FakeQuickPick<vscode.QuickPickItem>[],
   shownDocuments: [] as FakeDocument[],
   tabs: [] as { input: unknown }[],
   /** The editor with the keyboard, as the extension host last heard (setActiveEditor). */
   activeEditor: undefined as { document: FakeDocument } | undefined,
-  statusItems: [] as any[],
+  statusItems: [] as FakeStatusItem[],
   events: newEvents(),
   /** Decides which button the user presses on a message; undefined dismisses it. */
-  onMessage: (_m: Message): string | undefined | Promise<string | undefined> => undefined,
-  onQuickPick: (_qp: FakeQuickPick<any>): void => undefined,
-  onShowQuickPick: (_items: any[]): any => undefined,
-  onInputBox: (_opts: unknown): string | undefined => undefined,
+  onMessage: (() => undefined) as (m: Message) => string | undefined | Promise<string | undefined>,
+  onQuickPick: (() => undefined) as (qp: FakeQuickPick<vscode.QuickPickItem>) => void,
+  onShowQuickPick: (() => undefined) as (items: vscode.QuickPickItem[]) => vscode.QuickPickItem | undefined,
+  onInputBox: (() => undefined) as (opts: vscode.InputBoxOptions | undefined) => string | undefined,
   /**
    * Plays VS Code running a tool another tool invoked (the approval tool's
    * confirmation, a compose program's call): by default, the registered
    * tool's invoke runs.
    */
-  onInvokeTool: async (name: string, options: any, token?: unknown): Promise<any> =>
-    runRegisteredTool(name, options, token),
+  onInvokeTool: runRegisteredTool as (
+    name: string,
+    options: vscode.LanguageModelToolInvocationOptions<object>,
+    token?: vscode.CancellationToken,
+  ) => Promise<vscode.LanguageModelToolResult>,
 
   reset(): void {
     this.config = {};
@@ -511,6 +516,37 @@ export const fake = {
     }
   },
 
+  /** The tool the extension registered under name; a test fails without it. */
+  tool(name: string): vscode.LanguageModelTool<object> {
+    const t = this.tools.get(name);
+    if (!t) {
+      throw new Error(`no tool ${name} in this test`);
+    }
+    return t;
+  },
+
+  /**
+   * A chat turn's token as a test makes it: VS Code types it as opaque
+   * (never), and at run time it is an object naming the turn.
+   */
+  turnToken(t: object | undefined): vscode.ChatParticipantToolToken | undefined {
+    return t as never;
+  },
+
+  /** What the content provider registered for uri's scheme gives for it. */
+  async provided(uri: Uri): Promise<string | null | undefined> {
+    const cp = this.contentProviders.get(uri.scheme);
+    if (!cp) {
+      throw new Error(`no content provider for ${uri.scheme}`);
+    }
+    return cp.provideTextDocumentContent(uri, new CancellationTokenSource().token);
+  },
+
+  /** The text of a tool's result, its text parts joined. */
+  text(res: vscode.LanguageModelToolResult | null | undefined): string {
+    return (res?.content ?? []).map((p) => (p instanceof LanguageModelTextPart ? p.value : "")).join("");
+  },
+
   document(uri: Uri): FakeDocument | undefined {
     return this.documents.find((d) => d.uri.toString() === uri.toString());
   },
@@ -524,9 +560,17 @@ export const fake = {
 
   lenses(uri: Uri): CodeLens[] {
     const doc = this.document(uri);
+    if (!doc) {
+      return [];
+    }
+    const token = new CancellationTokenSource().token;
     return this.codeLensProviders
-      .filter((p) => p.selector.scheme === uri.scheme)
-      .flatMap((p) => p.provider.provideCodeLenses(doc) ?? []);
+      .filter((p) => typeof p.selector === "object" && "scheme" in p.selector && p.selector.scheme === uri.scheme)
+      .flatMap((p) => {
+        // The extension's providers answer at once, with a list.
+        const lenses = p.provider.provideCodeLenses(textDocument(doc), token);
+        return Array.isArray(lenses) ? (lenses as CodeLens[]) : [];
+      });
   },
 };
 
@@ -538,6 +582,27 @@ async function message(kind: Message["kind"], text: string, ...rest: unknown[]):
   const m: Message = { kind, text, items: rest as string[], modal };
   fake.messages.push(m);
   return fake.onMessage(m);
+}
+
+/** A status bar item; visible is the test's (VS Code's item does not say). */
+export class FakeStatusItem {
+  text = "";
+  tooltip: string | MarkdownString | undefined;
+  command: string | vscode.Command | undefined;
+  name = "";
+  backgroundColor: ThemeColor | undefined;
+  accessibilityInformation: vscode.AccessibilityInformation | undefined;
+  visible = false;
+  constructor(readonly id: string) {}
+  show(): void {
+    this.visible = true;
+  }
+  hide(): void {
+    this.visible = false;
+  }
+  dispose(): void {
+    this.visible = false;
+  }
 }
 
 function logChannel(name: string) {
@@ -559,24 +624,7 @@ function logChannel(name: string) {
 export const window = {
   createOutputChannel: (name: string) => logChannel(name),
   createStatusBarItem: (id?: string | StatusBarAlignment) => {
-    const item = {
-      id: typeof id === "string" ? id : "",
-      text: "",
-      tooltip: undefined as string | MarkdownString | undefined,
-      command: undefined as string | vscode.Command | undefined,
-      name: "",
-      backgroundColor: undefined as ThemeColor | undefined,
-      accessibilityInformation: undefined as vscode.AccessibilityInformation | undefined,
-      visible: false,
-      show() {
-        this.visible = true;
-      },
-      hide() {
-        this.visible = false;
-      },
-      dispose() {},
-      // visible is the test's: VS Code's item does not say.
-    } satisfies Shape<vscode.StatusBarItem & { visible: boolean }>;
+    const item = new FakeStatusItem(typeof id === "string" ? id : "");
     fake.statusItems.push(item);
     return item;
   },
@@ -584,14 +632,14 @@ export const window = {
   showWarningMessage: (text: string, ...rest: unknown[]) => message("warning", text, ...rest),
   showErrorMessage: (text: string, ...rest: unknown[]) => message("error", text, ...rest),
   createQuickPick: () => new FakeQuickPick(),
-  showQuickPick: async (items: readonly unknown[] | Thenable<readonly unknown[]>) =>
+  showQuickPick: async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>) =>
     fake.onShowQuickPick([...(await items)]),
-  showInputBox: async (opts: unknown) => fake.onInputBox(opts),
-  registerTreeDataProvider: (id: string, p: unknown) => {
+  showInputBox: (opts?: vscode.InputBoxOptions) => Promise.resolve(fake.onInputBox(opts)),
+  registerTreeDataProvider: (id: string, p: vscode.TreeDataProvider<unknown>) => {
     fake.treeProviders.set(id, p);
     return new Disposable(() => fake.treeProviders.delete(id));
   },
-  createTreeView: (id: string, opts: { treeDataProvider: unknown }) => {
+  createTreeView: (id: string, opts: vscode.TreeViewOptions<unknown>) => {
     fake.treeProviders.set(id, opts.treeDataProvider);
     const view = {
       badge: undefined as { value: number; tooltip: string } | undefined,
@@ -631,7 +679,9 @@ export const window = {
 
 let untitled = 0;
 
-type FakeTab = { input: unknown };
+interface FakeTab {
+  input: unknown;
+}
 
 export const workspace = {
   get workspaceFolders() {
@@ -675,7 +725,7 @@ export const workspace = {
       fake.fileSystems.delete(scheme);
     });
   },
-  registerTextDocumentContentProvider: (scheme: string, p: unknown) => {
+  registerTextDocumentContentProvider: (scheme: string, p: vscode.TextDocumentContentProvider) => {
     fake.contentProviders.set(scheme, p);
     return new Disposable(() => fake.contentProviders.delete(scheme));
   },
@@ -698,7 +748,7 @@ export const workspace = {
     if (fsp) {
       text = Buffer.from(await fsp.readFile(uri)).toString("utf8");
     } else if (cp) {
-      text = await cp.provideTextDocumentContent(uri);
+      text = (await cp.provideTextDocumentContent(uri, new CancellationTokenSource().token)) ?? "";
     } else if (uri.scheme === "file") {
       text = readFileSync(uri.fsPath, "utf8");
     } else {
@@ -708,7 +758,7 @@ export const workspace = {
   },
   applyEdit: async (edit: vscode.WorkspaceEdit) => {
     for (const [uri, edits] of edit.entries()) {
-      const doc = fake.document(uri as Uri);
+      const doc = fake.document(uri);
       if (!doc) {
         return false;
       }
@@ -732,7 +782,7 @@ export const languages = {
     return [...fake.diagnostics.values()].map((x) => [x.uri, x.diags]);
   },
   onDidChangeDiagnostics: (l: Listener<any>) => fake.events.changeDiagnostics.event(l),
-  registerCodeLensProvider: (selector: unknown, provider: unknown) => {
+  registerCodeLensProvider: (selector: vscode.DocumentSelector, provider: vscode.CodeLensProvider) => {
     const entry = { selector, provider };
     fake.codeLensProviders.push(entry);
     return new Disposable(() => (fake.codeLensProviders = fake.codeLensProviders.filter((x) => x !== entry)));
@@ -768,20 +818,33 @@ export const commands = {
 } satisfies Shape<typeof vscode.commands>;
 
 /** Runs a registered tool as VS Code would: its invoke, with the caller's options. */
-async function runRegisteredTool(name: string, options: unknown, token?: unknown): Promise<any> {
-  const tool = fake.tools.get(name);
-  if (!tool) {
-    throw new Error(`no tool ${name} in this test`);
+async function runRegisteredTool(
+  name: string,
+  options: vscode.LanguageModelToolInvocationOptions<object>,
+  token?: vscode.CancellationToken,
+): Promise<vscode.LanguageModelToolResult> {
+  const res = await fake.tool(name).invoke(options, token ?? new CancellationTokenSource().token);
+  if (!res) {
+    throw new Error(`tool ${name} gave no result`);
   }
-  return tool.invoke(options, token);
+  return res;
+}
+
+/** The fake document as the extension sees it: Checked holds it to TextDocument's members, which it has in part. */
+function textDocument(d: FakeDocument): vscode.TextDocument {
+  return d as unknown as vscode.TextDocument;
 }
 
 export const lm = {
-  invokeTool: (name: string, options: any, token?: unknown) => {
+  invokeTool: (
+    name: string,
+    options: vscode.LanguageModelToolInvocationOptions<object>,
+    token?: vscode.CancellationToken,
+  ) => {
     fake.invoked.push({ name, options });
     return fake.onInvokeTool(name, options, token);
   },
-  registerTool: (name: string, tool: unknown) => {
+  registerTool: (name: string, tool: vscode.LanguageModelTool<object>) => {
     if (fake.tools.has(name)) {
       throw new Error(`tool ${name} already registered`);
     }
@@ -841,4 +904,5 @@ export type Checked = [
   Only<vscode.WorkspaceEdit, WorkspaceEdit>,
   Only<vscode.TextDocument, Omit<FakeDocument, "type" | "setText">>,
   Only<vscode.QuickPick<vscode.QuickPickItem>, Omit<FakeQuickPick<vscode.QuickPickItem>, "acceptWith" | "visible">>,
+  Only<vscode.StatusBarItem, Omit<FakeStatusItem, "visible">>,
 ];

@@ -117,10 +117,10 @@ after(async () => {
 });
 
 async function call(tool: string, input: object, turn: object): Promise<string> {
-  const t = fake.tools.get(`tether_${tool}`);
-  assert.ok(t, `tool tether_${tool} is registered`);
-  const res = await t.invoke({ input, toolInvocationToken: turn }, new CancellationTokenSource().token);
-  return res.content.map((p: LanguageModelTextPart) => p.value).join("");
+  const res = await fake
+    .tool(`tether_${tool}`)
+    .invoke({ input, toolInvocationToken: fake.turnToken(turn) }, new CancellationTokenSource().token);
+  return fake.text(res);
 }
 
 function render(node?: PlanNode, depth = 0): string[] {

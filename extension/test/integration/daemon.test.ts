@@ -17,7 +17,7 @@ import { Daemon } from "../../src/daemon";
 import { DiagnosticsFeeder } from "../../src/diagnostics";
 import { InfoDocuments } from "../../src/infoDocuments";
 import { PlanView } from "../../src/plan";
-import { ApprovalRequestParams, permissionsList } from "../../src/protocol";
+import { permissionsList } from "../../src/protocol";
 import { RequestIds } from "../../src/requestIds";
 import { newToolContext, registerTools } from "../../src/tools";
 import { reviewPermissions } from "../../src/permissionCommands";
@@ -114,10 +114,8 @@ async function call(
   turn: object | undefined = undefined,
   token = new CancellationTokenSource().token,
 ): Promise<string> {
-  const t = fake.tools.get(`tether_${tool}`);
-  assert.ok(t, `tool tether_${tool} is registered`);
-  const res = await t.invoke({ input, toolInvocationToken: turn }, token);
-  return res.content.map((p: LanguageModelTextPart) => p.value).join("");
+  const res = await fake.tool(`tether_${tool}`).invoke({ input, toolInvocationToken: fake.turnToken(turn) }, token);
+  return fake.text(res);
 }
 
 function offered(name: string): boolean {
@@ -156,10 +154,11 @@ test("a tool's own error comes back as text for the model", async () => {
 });
 
 test("tools/prepare gives the progress message", async () => {
-  const t = fake.tools.get("tether_read_file");
-  const prepared = await t.prepareInvocation({ input: { path: "hello.txt" } }, new CancellationTokenSource().token);
-  assert.ok(prepared.invocationMessage.length > 0);
-  assert.equal(prepared.confirmationMessages, undefined);
+  const t = fake.tool("tether_read_file");
+  const prepared = await t.prepareInvocation?.({ input: { path: "hello.txt" } }, new CancellationTokenSource().token);
+  const msg = prepared?.invocationMessage;
+  assert.ok(typeof msg === "string" ? msg.length > 0 : msg?.value.length);
+  assert.equal(prepared?.confirmationMessages, undefined);
 });
 
 // Lines 2 and 15 of 20 changed: far enough apart to make two hunks.
@@ -172,7 +171,7 @@ async function proposeWrite(file: string) {
   await call("read_file", { path: file });
   const result = call("write_file", { path: file, content: twoChanges }, {});
   const review = await nextReview();
-  return { result, review, params: review.params as ApprovalRequestParams };
+  return { result, review, params: review.params };
 }
 
 test("edit approval: the request carries the file, both texts and the diff", async () => {
@@ -188,7 +187,7 @@ test("edit approval: the request carries the file, both texts and the diff", asy
     fake.executed.some((e) => e.command === "vscode.diff"),
     "the diff editor opened",
   );
-  approvals.answer("no", review.proposedUri as any);
+  approvals.answer("no", review.proposedUri);
   assert.match(await result, /declined/);
   assert.equal(readFileSync(path.join(ws, "shape.txt"), "utf8"), twentyLines, "declined: nothing written");
 });
@@ -196,8 +195,8 @@ test("edit approval: the request carries the file, both texts and the diff", asy
 test("edit approval: a dropped hunk is not written", async () => {
   const { result, review, params } = await proposeWrite("hunks.txt");
   assert.equal(params.hunks?.length, 2, "the request offers the change's two hunks");
-  await approvals.toggleHunk(review.proposedUri.toString(), params.hunks![0].id);
-  approvals.answer("yes", review.proposedUri as any);
+  await approvals.toggleHunk(review.proposedUri.toString(), params.hunks[0].id);
+  approvals.answer("yes", review.proposedUri);
   const out = await result;
   assert.equal(
     readFileSync(path.join(ws, "hunks.txt"), "utf8"),
@@ -212,7 +211,7 @@ test("edit approval: text the user typed into the proposal is what gets written"
   const doc = review.document()!;
   const mine = twoChanges.replace("line 5\n", "the user's line 5\n");
   (doc as any).type(mine);
-  approvals.answer("yes", review.proposedUri as any);
+  approvals.answer("yes", review.proposedUri);
   const out = await result;
   assert.equal(readFileSync(path.join(ws, "edited.txt"), "utf8"), mine);
   assert.match(out, /edited/i, "the model is told the user changed the proposal");
@@ -227,7 +226,7 @@ async function approvedWrite(
 ): Promise<string> {
   await call("read_file", { path: file });
   const pending = call("write_file", { path: file, content }, turn);
-  approvals.answer(answer, (await nextReview()).proposedUri as any);
+  approvals.answer(answer, (await nextReview()).proposedUri);
   return pending;
 }
 
@@ -292,8 +291,8 @@ test("permissions: an “always” answer is listed, then forgotten", async () =
   await approvedWrite("always.txt", twoChanges, "always");
   let listed: string[] = [];
   fake.onShowQuickPick = (items) => {
-    listed = items.map((i: { label: string }) => i.label);
-    return items.find((i: { action?: string }) => i.action === "reset");
+    listed = items.map((i) => i.label);
+    return items.find((i) => "action" in i && i.action === "reset");
   };
   fake.onMessage = (m) => (m.modal ? "Forget All" : undefined);
   await reviewPermissions(daemon, docs);
@@ -355,15 +354,11 @@ test("ask_user: the quick pick's answer goes back to the model", async () => {
 function answerInChat(answer: "yes" | "always" | "skip" | "no") {
   const asked: any[] = [];
   fake.onInvokeTool = async (name, options) => {
-    const tool = fake.tools.get(name);
-    assert.ok(tool, `${name} is registered`);
-    const prepared = tool.prepareInvocation({ input: options.input });
-    asked.push({
-      name,
-      input: options.input,
-      title: prepared.confirmationMessages?.title,
-      message: prepared.confirmationMessages?.message?.value,
-    });
+    const tool = fake.tool(name);
+    const token = new CancellationTokenSource().token;
+    const confirm = (await tool.prepareInvocation?.({ input: options.input }, token))?.confirmationMessages;
+    const message = typeof confirm?.message === "string" ? confirm.message : confirm?.message.value;
+    asked.push({ name, input: options.input, title: confirm?.title, message });
     if (answer === "skip") {
       return {
         content: [
@@ -372,7 +367,7 @@ function answerInChat(answer: "yes" | "always" | "skip" | "no") {
       };
     }
     if (answer === "always" || answer === "no") {
-      const m = [...String(prepared.confirmationMessages.message.value).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) =>
+      const m = [...String(message).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) =>
         JSON.parse(decodeURIComponent(x[1])),
       );
       const link = m.find((x) => x[1] === answer);
@@ -380,7 +375,9 @@ function answerInChat(answer: "yes" | "always" | "skip" | "no") {
       // What the link's command does (commands are not registered here).
       assert.equal(await approvals.chat.choose(link![0], link![1]), true);
     }
-    return tool.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken });
+    const res = await tool.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken }, token);
+    assert.ok(res, `${name} gives a result`);
+    return res;
   };
   return asked;
 }
