@@ -40,6 +40,37 @@ export default tseslint.config(
     },
   },
   {
+    // At run time `vscode` is the stand-in module (test/fake): the values
+    // typed with VS Code's classes are the fake's instances, and its enums
+    // are held to VS Code's values by fake/vscode.ts's Checked.
+    files: ["extension/test/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
+      "@typescript-eslint/no-unsafe-enum-comparison": "off",
+      // A stand-in for an async API (a model's sendRequest, a tool's
+      // invoke) is async to answer as the API does, with nothing to wait for.
+      "@typescript-eslint/require-await": "off",
+    },
+  },
+  {
+    // The tests read what the extension sent, registered or answered (a
+    // request's params, a tree item, a handler's result) in the shape the
+    // test expects, and a wrong expectation fails the test, which is the
+    // check there; a `!` on what a test just looked up fails it the same
+    // way. The stand-in module (fake/) keeps these rules.
+    files: ["extension/test/**/*.ts"],
+    ignores: ["extension/test/fake/**"],
+    rules: {
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+  {
     files: ["**/*.mjs"],
     languageOptions: {
       globals: globals.node,

@@ -7,9 +7,7 @@ import { daemonSettings, readConfig } from "../src/config";
 import { fake } from "./fake/vscode";
 
 afterEach(() => {
-  for (const k of Object.keys(fake.config)) {
-    delete fake.config[k];
-  }
+  fake.config = {};
 });
 
 test("the web settings go to initialize under the daemon's names", () => {
@@ -63,7 +61,7 @@ test("docs/vscode.md maps each setting as daemonSettings does", () => {
     fake.config[vscode] = value;
     const s = daemonSettings(readConfig(), undefined) as Record<string, unknown>;
     assert.deepEqual(s[daemon], value, `${vscode} does not reach the daemon as ${daemon}`);
-    delete fake.config[vscode];
+    fake.config = Object.fromEntries(Object.entries(fake.config).filter(([k]) => k !== vscode));
   }
   for (const name of Object.keys(props)) {
     assert.ok(doc.includes("`" + name + "`"), `docs/vscode.md does not mention ${name}`);

@@ -16,7 +16,7 @@ type Exports = Omit<typeof fakeModule, "fake" | "FakeDocument" | "FakeQuickPick"
 export type ModuleChecked = Only<typeof vscode, Exports>;
 
 /** VS Code's enum with other values (the name is part of what is compared). */
-enum DiagnosticSeverity {
+export enum DiagnosticSeverity {
   Error = 1,
   Warning = 2,
   Information = 3,
@@ -24,7 +24,7 @@ enum DiagnosticSeverity {
 }
 
 export const rightShapes = {
-  window: { showInformationMessage: async (text: string) => text } satisfies Shape<typeof vscode.window>,
+  window: { showInformationMessage: (text: string) => Promise.resolve(text) } satisfies Shape<typeof vscode.window>,
   uri: Uri satisfies Only<typeof vscode.Uri, typeof Uri>,
   severity: FakeSeverity satisfies Only<typeof vscode.DiagnosticSeverity, typeof FakeSeverity>,
 };
@@ -46,7 +46,7 @@ export type WrongShapes = [
 
 export const wrongShapes = {
   // @ts-expect-error window has no showInfoMessage (a misnamed member).
-  misnamed: { showInfoMessage: async (text: string) => text } satisfies Shape<typeof vscode.window>,
+  misnamed: { showInfoMessage: (text: string) => Promise.resolve(text) } satisfies Shape<typeof vscode.window>,
   // @ts-expect-error createOutputChannel takes the channel's name as a string.
   wrongParam: { createOutputChannel: (name: number) => name } satisfies Shape<typeof vscode.window>,
   // @ts-expect-error activeTextEditor is a value, not a function.

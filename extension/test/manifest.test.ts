@@ -55,7 +55,7 @@ test("contributed commands are exactly the registered ones", () => {
 
 test("menus only name contributed commands", () => {
   const ids = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
-  for (const [menu, entries] of Object.entries(pkg.contributes.menus) as [string, { command: string }[]][]) {
+  for (const [menu, entries] of Object.entries<{ command: string }[]>(pkg.contributes.menus)) {
     for (const e of entries) {
       assert.ok(ids.has(e.command), `${menu} names ${e.command}`);
     }
@@ -113,7 +113,7 @@ test("the daemon's settings that matter to users are settings, each with a descr
     "application",
     "a user setting: shown in the User tab, and no workspace picks the program Tether runs",
   );
-  for (const [k, v] of Object.entries(props) as [string, { markdownDescription?: string; description?: string }][]) {
+  for (const [k, v] of Object.entries<{ markdownDescription?: string; description?: string }>(props)) {
     assert.ok((v.markdownDescription ?? v.description ?? "").length > 20, `${k} has a description`);
   }
 });
@@ -143,7 +143,7 @@ test("the extension names no method of the protocol by a string: it sends and se
   const methods = new Set([...protocolTs.matchAll(/^export const Method\w+ = "([^"]+)";$/gm)].map((m) => m[1]));
   assert.ok(
     methods.has("tools/call") && methods.has("requests/turn") && methods.size > 25,
-    `methods read from protocol.ts: ${[...methods]}`,
+    `methods read from protocol.ts: ${[...methods].join(", ")}`,
   );
   const declared = [...protocolTs.matchAll(/^export const (\w+) = new (Request|Notification)Type0?[<(]/gm)].length;
   assert.equal(declared, methods.size, "every method has its RequestType or NotificationType");

@@ -98,7 +98,13 @@ test("the protocol's messages become VS Code's, results of one turn in one user 
   ]) as unknown as LanguageModelChatMessage[];
   assert.deepEqual(
     msgs.map((m) => m.role),
-    [1, 2, 1, 2, 1].map((r) => r as LanguageModelChatMessageRole),
+    [
+      LanguageModelChatMessageRole.User,
+      LanguageModelChatMessageRole.Assistant,
+      LanguageModelChatMessageRole.User,
+      LanguageModelChatMessageRole.Assistant,
+      LanguageModelChatMessageRole.User,
+    ],
   );
   const [text, call1, call2] = msgs[1].content as any[];
   assert.equal((text as LanguageModelTextPart).value, "looking");

@@ -13,7 +13,7 @@ import {
 } from "../src/plan";
 import type { Activity } from "../src/protocol";
 import { ThemeIcon, TreeItemCollapsibleState, fake } from "./fake/vscode";
-import { StubDaemon } from "./stubDaemon";
+import { StubDaemon, labelOf } from "./stubDaemon";
 
 beforeEach(() => fake.reset());
 
@@ -38,8 +38,8 @@ function setup() {
 function render(view: PlanView, node?: PlanNode, depth = 0): string[] {
   return view.getChildren(node).flatMap((n) => {
     const t = view.getTreeItem(n);
-    const icon = (t.iconPath as unknown as ThemeIcon)?.id;
-    const line = `${"  ".repeat(depth)}${t.label} [${icon}]${t.description ? " " + t.description : ""}`;
+    const icon = String((t.iconPath as unknown as ThemeIcon | undefined)?.id);
+    const line = `${"  ".repeat(depth)}${labelOf(t)} [${icon}]${t.description ? " " + String(t.description) : ""}`;
     return [line, ...render(view, n, depth + 1)];
   });
 }
@@ -147,7 +147,7 @@ test("only the newest requests keep a node", () => {
   for (let i = 0; i < maxRequestNodes + 3; i++) {
     activity({ requestId: `req-${i}`, callId: String(i), status: "ok" });
   }
-  const labels = view.getChildren().map((n) => String(view.getTreeItem(n).label));
+  const labels = view.getChildren().map((n) => labelOf(view.getTreeItem(n)));
   assert.equal(labels.length, maxRequestNodes);
   assert.equal(labels[0], `Request req-${maxRequestNodes + 2}`);
 });

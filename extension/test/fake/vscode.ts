@@ -12,6 +12,15 @@ import type { Only, Shape } from "./api";
 
 type Listener<T> = (e: T) => unknown;
 
+/**
+ * Subscribes a listener typed with VS Code's event to the fake's emitter,
+ * whose events stand for VS Code's (the fake's objects have the members
+ * the extension reads).
+ */
+function on<T>(emitter: EventEmitter<T>, l: (e: never) => unknown): Disposable {
+  return emitter.event(l as Listener<T>);
+}
+
 export class Disposable {
   constructor(private readonly fn: () => void = () => undefined) {}
   static from(...ds: { dispose(): unknown }[]): Disposable {
@@ -43,10 +52,10 @@ export class CancellationTokenSource {
   private cancelled = false;
   readonly token: { readonly isCancellationRequested: boolean; onCancellationRequested: EventEmitter<void>["event"] };
   constructor() {
-    const source = this;
+    const cancelled = () => this.cancelled;
     this.token = {
       get isCancellationRequested(): boolean {
-        return source.cancelled;
+        return cancelled();
       },
       onCancellationRequested: this.emitter.event,
     } satisfies Shape<vscode.CancellationToken>;
@@ -81,7 +90,8 @@ export class Uri {
     if (!m) {
       throw new Error(`bad uri ${s}`);
     }
-    return new Uri(m[1], m[2] ?? "", decodeURIComponent(m[3]), m[4] ?? "", m[5] ?? "");
+    const g: (string | undefined)[] = m; // a group that did not take part is undefined
+    return new Uri(g[1] ?? "", g[2] ?? "", decodeURIComponent(g[3] ?? ""), g[4] ?? "", g[5] ?? "");
   }
   static joinPath(base: Uri, ...segs: string[]): Uri {
     return new Uri(base.scheme, base.authority, [base.path.replace(/\/$/, ""), ...segs].join("/"), "", "");
@@ -113,12 +123,14 @@ export class Range {
   readonly start: Position;
   readonly end: Position;
   constructor(a: number | Position, b: number | Position, c?: number, d?: number) {
-    if (typeof a === "number") {
-      this.start = new Position(a, b as number);
-      this.end = new Position(c!, d!);
-    } else {
+    if (typeof a === "number" && typeof b === "number" && c !== undefined && d !== undefined) {
+      this.start = new Position(a, b);
+      this.end = new Position(c, d);
+    } else if (typeof a !== "number" && typeof b !== "number") {
       this.start = a;
-      this.end = b as Position;
+      this.end = b;
+    } else {
+      throw new Error("Range takes two positions or four numbers");
     }
   }
 }
@@ -466,11 +478,7 @@ export const fake = {
    * confirmation, a compose program's call): by default, the registered
    * tool's invoke runs.
    */
-  onInvokeTool: runRegisteredTool as (
-    name: string,
-    options: vscode.LanguageModelToolInvocationOptions<object>,
-    token?: vscode.CancellationToken,
-  ) => Promise<vscode.LanguageModelToolResult>,
+  onInvokeTool: runRegisteredTool,
 
   reset(): void {
     this.config = {};
@@ -529,7 +537,7 @@ export const fake = {
    * A chat turn's token as a test makes it: VS Code types it as opaque
    * (never), and at run time it is an object naming the turn.
    */
-  turnToken(t: object | undefined): vscode.ChatParticipantToolToken | undefined {
+  turnToken(t: object | undefined): never {
     return t as never;
   },
 
@@ -569,7 +577,7 @@ export const fake = {
       .flatMap((p) => {
         // The extension's providers answer at once, with a list.
         const lenses = p.provider.provideCodeLenses(textDocument(doc), token);
-        return Array.isArray(lenses) ? (lenses as CodeLens[]) : [];
+        return Array.isArray(lenses) ? lenses : [];
       });
   },
 };
@@ -616,6 +624,8 @@ function logChannel(name: string) {
     error: (m: string | Error) => fake.logs.push(`error ${m instanceof Error ? m.message : m}`),
     append: line("info"),
     appendLine: line("info"),
+    // VS Code declares show twice, once deprecated; the fake's is both.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the member is named, not called
     show: () => fake.executed.push({ command: "<show log>", args: [] }),
     dispose: () => undefined,
   } satisfies Shape<vscode.LogOutputChannel>;
@@ -659,20 +669,19 @@ export const window = {
   get activeTextEditor(): { document: FakeDocument } | undefined {
     return fake.activeEditor;
   },
-  onDidChangeActiveTextEditor: (l: Listener<any>) => fake.events.changeActiveEditor.event(l),
+  onDidChangeActiveTextEditor: (l: Listener<vscode.TextEditor | undefined>) => on(fake.events.changeActiveEditor, l),
   tabGroups: {
     get all() {
       return [{ tabs: fake.tabs }];
     },
-    onDidChangeTabs: (l: Listener<any>) => fake.events.changeTabs.event(l),
+    onDidChangeTabs: (l: Listener<vscode.TabChangeEvent>) => on(fake.events.changeTabs, l),
     // A tab, a group (the fake has one, holding every tab), or a list of either.
-    close: async (
-      target: FakeTab | { tabs: readonly FakeTab[] } | readonly (FakeTab | { tabs: readonly FakeTab[] })[],
-    ) => {
-      const closing = new Set((Array.isArray(target) ? target : [target]).flatMap((t) => ("tabs" in t ? t.tabs : [t])));
+    close: (target: TabOrGroup | readonly TabOrGroup[]) => {
+      const targets: readonly TabOrGroup[] = isList(target) ? target : [target];
+      const closing = new Set(targets.flatMap((t) => ("tabs" in t ? t.tabs : [t])));
       fake.tabs = fake.tabs.filter((t) => !closing.has(t));
       fake.events.changeTabs.fire({ opened: [], closed: [...closing], changed: [] });
-      return true;
+      return Promise.resolve(true);
     },
   } satisfies Shape<vscode.TabGroups>,
 } satisfies Shape<typeof vscode.window>;
@@ -681,6 +690,11 @@ let untitled = 0;
 
 interface FakeTab {
   input: unknown;
+}
+type TabOrGroup = FakeTab | { tabs: readonly FakeTab[] };
+
+function isList<T>(x: T | readonly T[]): x is readonly T[] {
+  return Array.isArray(x);
 }
 
 export const workspace = {
@@ -694,26 +708,30 @@ export const workspace = {
         return k in fake.config ? (fake.config[k] as T) : dflt;
       },
     }) satisfies Shape<vscode.WorkspaceConfiguration>,
-  onDidChangeConfiguration: (l: Listener<any>) => fake.events.changeConfiguration.event(l),
-  onDidChangeWorkspaceFolders: (l: Listener<any>) => fake.events.changeFolders.event(l),
-  onDidChangeTextDocument: (l: Listener<any>) => fake.events.changeDocument.event(l),
-  onDidSaveTextDocument: (l: Listener<any>) => fake.events.saveDocument.event(l),
-  onDidCloseTextDocument: (l: Listener<any>) => fake.events.closeDocument.event(l),
-  onDidOpenTextDocument: (l: Listener<any>) => fake.events.openDocument.event(l),
+  onDidChangeConfiguration: (l: Listener<vscode.ConfigurationChangeEvent>) => on(fake.events.changeConfiguration, l),
+  onDidChangeWorkspaceFolders: (l: Listener<vscode.WorkspaceFoldersChangeEvent>) => on(fake.events.changeFolders, l),
+  onDidChangeTextDocument: (l: Listener<vscode.TextDocumentChangeEvent>) => on(fake.events.changeDocument, l),
+  onDidSaveTextDocument: (l: Listener<vscode.TextDocument>) => on(fake.events.saveDocument, l),
+  onDidCloseTextDocument: (l: Listener<vscode.TextDocument>) => on(fake.events.closeDocument, l),
+  onDidOpenTextDocument: (l: Listener<vscode.TextDocument>) => on(fake.events.openDocument, l),
   get textDocuments() {
     return fake.documents;
   },
-  registerFileSystemProvider: (scheme: string, p: any) => {
+  registerFileSystemProvider: (scheme: string, p: vscode.FileSystemProvider) => {
     fake.fileSystems.set(scheme, p);
     // As the editor does: a document without unsaved changes is reloaded
     // when its file changes.
-    const sub = p.onDidChangeFile?.((events: { type: FileChangeType; uri: Uri }[]) => {
+    const sub = p.onDidChangeFile((events) => {
       for (const e of events) {
         const doc = fake.document(e.uri);
         if (e.type !== FileChangeType.Changed || !doc || doc.isDirty) {
           continue;
         }
-        const text = Buffer.from(p.readFile(e.uri)).toString("utf8");
+        const data = p.readFile(e.uri);
+        if (!(data instanceof Uint8Array)) {
+          throw new Error("the fake reloads only from a provider that reads at once");
+        }
+        const text = Buffer.from(data).toString("utf8");
         if (text !== doc.getText()) {
           doc.setText(text);
           queueMicrotask(() => fake.events.changeDocument.fire({ document: doc, contentChanges: [] }));
@@ -721,7 +739,7 @@ export const workspace = {
       }
     });
     return new Disposable(() => {
-      sub?.dispose();
+      sub.dispose();
       fake.fileSystems.delete(scheme);
     });
   },
@@ -756,11 +774,11 @@ export const workspace = {
     }
     return fake.addDocument(uri, text);
   },
-  applyEdit: async (edit: vscode.WorkspaceEdit) => {
+  applyEdit: (edit: vscode.WorkspaceEdit) => {
     for (const [uri, edits] of edit.entries()) {
       const doc = fake.document(uri);
       if (!doc) {
-        return false;
+        return Promise.resolve(false);
       }
       for (const e of edits) {
         const t = doc.getText();
@@ -770,18 +788,18 @@ export const workspace = {
       doc.isDirty = true;
       fake.events.changeDocument.fire({ document: doc, contentChanges: [] });
     }
-    return true;
+    return Promise.resolve(true);
   },
 } satisfies Shape<typeof vscode.workspace>;
 
 export const languages = {
-  getDiagnostics: (uri?: Uri): any => {
+  getDiagnostics: (uri?: Uri): Diagnostic[] | [Uri, Diagnostic[]][] => {
     if (uri) {
       return fake.diagnostics.get(uri.toString())?.diags ?? [];
     }
-    return [...fake.diagnostics.values()].map((x) => [x.uri, x.diags]);
+    return [...fake.diagnostics.values()].map((x): [Uri, Diagnostic[]] => [x.uri, x.diags]);
   },
-  onDidChangeDiagnostics: (l: Listener<any>) => fake.events.changeDiagnostics.event(l),
+  onDidChangeDiagnostics: (l: Listener<vscode.DiagnosticChangeEvent>) => on(fake.events.changeDiagnostics, l),
   registerCodeLensProvider: (selector: vscode.DocumentSelector, provider: vscode.CodeLensProvider) => {
     const entry = { selector, provider };
     fake.codeLensProviders.push(entry);
@@ -790,11 +808,12 @@ export const languages = {
 } satisfies Shape<typeof vscode.languages>;
 
 export const commands = {
-  registerCommand: (id: string, fn: (...args: any[]) => unknown) => {
+  registerCommand: (id: string, fn: (...args: never[]) => unknown) => {
     if (fake.commands.has(id)) {
       throw new Error(`command ${id} already registered`);
     }
-    fake.commands.set(id, fn);
+    // Run by a test with the arguments VS Code would pass, untyped there too.
+    fake.commands.set(id, fn as (...args: unknown[]) => unknown);
     return new Disposable(() => fake.commands.delete(id));
   },
   executeCommand: async (command: string, ...args: unknown[]) => {

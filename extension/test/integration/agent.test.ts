@@ -26,7 +26,7 @@ import {
   Uri,
   fake,
 } from "../fake/vscode";
-import { logChannel, until } from "../stubDaemon";
+import { labelOf, logChannel, until } from "../stubDaemon";
 
 function test(name: string, fn: () => Promise<void>): void {
   nodeTest(name, { timeout: 60_000 }, fn);
@@ -57,7 +57,7 @@ const model = {
     sent.push({ messages, tools: options.tools });
     const results = messages
       .flatMap((m) => m.content)
-      .filter((p) => p instanceof LanguageModelToolResultPart) as LanguageModelToolResultPart[];
+      .filter((p): p is LanguageModelToolResultPart => p instanceof LanguageModelToolResultPart);
     const parts =
       results.length === 0
         ? [new LanguageModelToolCallPart("c1", "read_file", { path: "notes.txt" })]
@@ -80,6 +80,8 @@ const model = {
 let tmp: string;
 let ws: string;
 let daemon: Daemon;
+/** The daemon once before() made it; unset if before() failed first. */
+let made: Daemon | undefined;
 let plan: PlanView;
 const log = logChannel();
 
@@ -95,7 +97,7 @@ before(() => {
   fake.reset();
   fake.config["tether.path"] = binary;
   fake.folders = [{ uri: Uri.file(ws), name: "ws", index: 0 }];
-  daemon = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
+  daemon = made = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
   new ModelBridge(daemon, log, { selectChatModels: async () => [model as any] });
   plan = new PlanView(daemon);
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
@@ -108,11 +110,12 @@ before(() => {
 });
 
 after(async () => {
-  if (!daemon) {
+  const d = made;
+  if (!d) {
     return;
   }
   plan.dispose();
-  await daemon.dispose();
+  await d.dispose();
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -126,7 +129,7 @@ async function call(tool: string, input: object, turn: object): Promise<string> 
 function render(node?: PlanNode, depth = 0): string[] {
   return plan.getChildren(node).flatMap((n) => {
     const t = plan.getTreeItem(n);
-    return [`${"  ".repeat(depth)}${t.label} [${(t.iconPath as unknown as ThemeIcon).id}]`, ...render(n, depth + 1)];
+    return [`${"  ".repeat(depth)}${labelOf(t)} [${(t.iconPath as unknown as ThemeIcon).id}]`, ...render(n, depth + 1)];
   });
 }
 

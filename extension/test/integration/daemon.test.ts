@@ -54,6 +54,8 @@ function repoRoot(): string {
 let tmp: string;
 let ws: string;
 let daemon: Daemon;
+/** The daemon once before() made it; unset if before() failed first. */
+let made: Daemon | undefined;
 let approvals: Approvals;
 let plan: PlanView;
 let feeder: DiagnosticsFeeder;
@@ -76,7 +78,7 @@ before(() => {
   fake.config["tether.path"] = binary;
   fake.config["tether.logLevel"] = "debug";
   fake.folders = [{ uri: Uri.file(ws), name: "ws", index: 0 }];
-  daemon = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
+  daemon = made = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
   approvals = new Approvals(daemon, log);
   registerAsk(daemon);
   plan = new PlanView(daemon);
@@ -93,7 +95,8 @@ before(() => {
 });
 
 after(async () => {
-  if (!daemon) {
+  const d = made;
+  if (!d) {
     return; // before() failed; its error is the one to read
   }
   const pid = daemon.pid;
@@ -111,7 +114,7 @@ after(async () => {
 async function call(
   tool: string,
   input: object,
-  turn: object | undefined = undefined,
+  turn?: object,
   token = new CancellationTokenSource().token,
 ): Promise<string> {
   const res = await fake.tool(`tether_${tool}`).invoke({ input, toolInvocationToken: fake.turnToken(turn) }, token);
