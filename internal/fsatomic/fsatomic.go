@@ -263,7 +263,9 @@ func sweepIn(d *os.Root, base, show string) ([]string, error) {
 	var removed []string
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.Type().IsRegular() {
+		// A taken-in symbolic link is made under a temporary name too;
+		// a folder never is, and is left alone.
+		if !ok || !(e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
 			continue
 		}
 		pidText, _, ok := strings.Cut(rest, "-")

@@ -262,6 +262,38 @@ func TestSweepTempsRemovesOnlyDeadWriters(t *testing.T) {
 	}
 }
 
+// A symbolic link taken in from a command's layer is made under a
+// temporary name and renamed into place: one a killed Tether left is swept
+// like a file, without following it; a dead writer's folder of that name
+// is not Tether's and stays.
+func TestSweepTempsRemovesALinkNotItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "link")
+	outside := filepath.Join(t.TempDir(), "kept.txt")
+	write(t, outside, "kept", 0o644)
+	tmpLink := filepath.Join(dir, ".link.tether-2147483646-aa")
+	if err := os.Symlink(outside, tmpLink); err != nil {
+		t.Fatal(err)
+	}
+	tmpDir := filepath.Join(dir, ".link.tether-2147483646-bb")
+	if err := os.Mkdir(tmpDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := SweepTemps(target)
+	if err != nil || len(removed) != 1 || removed[0] != tmpLink {
+		t.Fatalf("removed %v (%v), want only %s", removed, err, tmpLink)
+	}
+	if _, err := os.Lstat(tmpLink); !os.IsNotExist(err) {
+		t.Error("the temporary link is still there")
+	}
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "kept" {
+		t.Errorf("the link's target changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(tmpDir); err != nil {
+		t.Error("a folder was removed")
+	}
+}
+
 func TestMkdirAllInReportsWhatItCreated(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "a"), 0o755)
