@@ -5,9 +5,10 @@
 // (`npm run format:check`): none of these configs sets a layout rule.
 import eslint from "@eslint/js";
 import globals from "globals";
+import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: ["node_modules/", "dist/", "out/", "bin/", "e2e/", "internal/", "docs/", "**/*.js"],
   },
