@@ -144,7 +144,7 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 	if a.Background {
 		return startJob(c, spec, box)
 	}
-	return runForeground(ctx, c, spec, clamped, box, gate)
+	return runForeground(ctx, c, spec, clamped, box, gate, want)
 }
 
 // runRequest is what a call asks of the sandbox.
@@ -295,30 +295,40 @@ func commandTimeout(a shellArgs, def time.Duration) (time.Duration, bool, error)
 	return shell.Timeout(a.Timeout, def)
 }
 
-func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox, gate commandGate) (tool.Result, error) {
+// allocateLayers makes a command's overlay layers (a variable for tests).
+var allocateLayers = overlay.Allocate
+
+func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox, gate commandGate, want runRequest) (tool.Result, error) {
 	var set *overlay.Set
 	if box.capture {
-		var err error
-		if set, err = overlay.Allocate(c.Env.Layers, c.Env.Workspace.Paths()); err != nil {
+		layers, err := allocateLayers(c.Env.Layers, c.Env.Workspace.Paths())
+		if err != nil {
 			return tool.Failf("Tether could not make the layers that keep what the command writes (%v), so the command did not run. Tell the user.", err), fmt.Errorf("making a command's overlay layers under %s: %w", c.Env.Layers, err)
 		}
 		// Whatever happens to the command or to taking it in, its layers go.
 		defer func() {
-			if err := set.Remove(); err != nil {
+			if err := layers.Remove(); err != nil {
 				c.Log().Warn("removing a command's overlay layers", "path", c.Env.Layers, "err", err)
 			}
 		}()
+		set = layers
 		for _, l := range set.Layers {
 			spec.Overlays = append(spec.Overlays, sandbox.Folder{Path: l.Folder, Upper: l.Upper, Work: l.Work})
 		}
 	}
 	out := shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
-	var outcome shell.Outcome
-	var err error
-	if c.Env.Jobs != nil {
-		outcome, err = c.Env.Jobs.Run(ctx, spec, out)
-	} else {
-		outcome, err = shell.Run(ctx, spec, out)
+	outcome, err := runSpec(ctx, c, spec, out)
+	if err != nil && set != nil && errors.Is(err, sandbox.ErrSetup) {
+		// The overlay could not be mounted here (a workspace folder or a
+		// layer on a file system overlayfs does not take): the command did
+		// not run. It runs without it, asked first as such a command is.
+		c.Log().Warn("a command's overlay could not be set up; it runs without one", "path", c.Env.Layers, "err", err)
+		box.capture, box.uncaptured, set, spec.Overlays = false, "its overlay could not be set up here ("+oneLine(err.Error(), 300)+")", nil, nil
+		if gate.uncapturedAfterAll(ctx, c, want, box.uncaptured); gate.refusal != nil {
+			return *gate.refusal, nil
+		}
+		out = shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
+		outcome, err = runSpec(ctx, c, spec, out)
 	}
 	if err != nil {
 		if errors.Is(err, sandbox.ErrSetup) {
@@ -365,6 +375,15 @@ func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped b
 	}
 	res.Content = b.String()
 	return res, nil
+}
+
+// runSpec runs a foreground command, through the job manager when there
+// is one (its cgroup, its sandboxes started ahead).
+func runSpec(ctx context.Context, c *tool.Call, spec shell.Spec, out *shell.Capture) (shell.Outcome, error) {
+	if c.Env.Jobs != nil {
+		return c.Env.Jobs.Run(ctx, spec, out)
+	}
+	return shell.Run(ctx, spec, out)
 }
 
 // showOutput renders captured output for the model.
@@ -541,18 +560,41 @@ func gateCommand(ctx context.Context, c *tool.Call, analysis *cmdline.Analysis, 
 		g.refusal = &r
 		return g
 	}
-	step := shellStep(c, command, g.analysis, g.network, want)
+	g.authorize(ctx, c, want)
+	return g
+}
+
+// authorize asks, as the mode and the saved rules say, before a command
+// whose writes are not captured runs.
+func (g *commandGate) authorize(ctx context.Context, c *tool.Call, want runRequest) {
+	step := shellStep(c, g.analysis.Command, g.analysis, g.network, want)
 	g.title = step.Request.Title
 	v := c.Authorize(ctx, step)
 	g.asked, g.why = v.Asked, "allowed by the permission mode or a saved rule"
 	if !v.Allowed {
 		g.refusal = &v.Refusal
-		return g
+		return
 	}
 	if v.Answer.Answer == protocol.AnswerAlways && !step.NoAlways {
 		saveAlways(c, g.analysis, g.network)
 	}
-	return g
+}
+
+// uncapturedAfterAll is the gate of a command that was to run captured,
+// unasked, when its overlay could not be set up (why): a read-only form
+// of the allow-list runs as it is; in plan and dry-run modes nothing else
+// does; otherwise it is asked like any command whose writes go straight
+// to the workspace.
+func (g *commandGate) uncapturedAfterAll(ctx context.Context, c *tool.Call, want runRequest, why string) {
+	if g.readOnly || g.asked {
+		return
+	}
+	if m := c.Env.Mode(); m == protocol.ModePlan || m == protocol.ModeDryRun {
+		r := tool.Failf("%s mode lets a command that may change files run only where its writes are held back, and here they could not be (%s). It did not run.", m, why)
+		g.refusal = &r
+		return
+	}
+	g.authorize(ctx, c, want)
 }
 
 // analyze reads a command line for its programs. Only POSIX shell lines

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/overlay"
 	"github.com/tether-dev/tether/internal/overlay/overlaytest"
 	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/stores"
@@ -522,5 +523,41 @@ func TestShellCaptureLayersGoAfterTimeoutAndCancel(t *testing.T) {
 	}
 	if sets := h.layerSets(); len(sets) != 0 {
 		t.Errorf("layers left after a cancel: %v", sets)
+	}
+}
+
+// Where a command's overlay cannot be set up (a file system overlayfs
+// does not take), the command did not run; it then runs without one,
+// asked first as a command whose writes go straight to the workspace,
+// and its result says so. Plan mode refuses it.
+func TestShellWithoutAWorkingOverlayAsksAndRunsUncaptured(t *testing.T) {
+	broken := func(_ string, folders []string) (*overlay.Set, error) {
+		missing := filepath.Join(t.TempDir(), "missing")
+		return &overlay.Set{Layers: []overlay.Layer{{Folder: folders[0], Upper: missing + "/upper", Work: missing + "/work"}}}, nil
+	}
+	saved := allocateLayers
+	allocateLayers = broken
+	t.Cleanup(func() { allocateLayers = saved })
+
+	h := captureHarness(t, protocol.ModeDefault, captureTree)
+	r := h.call("shell", map[string]any{"command": "sed -i 's/one/ONE/' main.go"})
+	if h.shellAsked() != 1 || len(h.host.requests) != 1 {
+		t.Errorf("asked %+v, want one question before it ran", h.host.requests)
+	}
+	if !strings.Contains(h.read("main.go"), "ONE") {
+		t.Errorf("the command did not run: %s", r.Content)
+	}
+	if !strings.Contains(r.Content, "its overlay could not be set up here") || !strings.Contains(r.Content, "not in this request's undo checkpoint") {
+		t.Errorf("result: %s", r.Content)
+	}
+	// A read-only command runs unasked all the same.
+	if r := h.call("shell", map[string]any{"command": "cat main.go"}); r.IsError || len(h.host.requests) != 1 {
+		t.Errorf("a read-only command: %s, asked %d", r.Content, len(h.host.requests))
+	}
+
+	h = captureHarness(t, protocol.ModePlan, captureTree)
+	r = h.call("shell", map[string]any{"command": "sed -i 's/one/ONE/' main.go"})
+	if !r.IsError || !strings.Contains(r.Content, "could not be") || strings.Contains(h.read("main.go"), "ONE") {
+		t.Errorf("plan mode without a working overlay: %s", r.Content)
 	}
 }
