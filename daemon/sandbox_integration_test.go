@@ -126,11 +126,13 @@ func TestBinarySandboxConfinesAndAsksForNetwork(t *testing.T) {
 }
 
 // Always is saved per program and subcommand; permissions/list shows it
-// and permissions/remove forgets one rule.
+// and permissions/remove forgets one rule. Commands ask before they run at
+// the landlock level (no overlay takes their writes in), where rules
+// matter.
 func TestBinaryAlwaysPerSubcommandListedAndRemoved(t *testing.T) {
 	needFull(t)
 	p := startProc(t)
-	p.initialize(nil)
+	p.initialize(&protocol.Settings{ShellSandbox: sandbox.SettingLandlock})
 	p.queueAnswers(protocol.AnswerAlways)
 	p.tool("shell", map[string]any{"command": "git init -q . && git add -A"})
 	var list protocol.PermissionsListResult

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/search"
+	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
@@ -50,6 +51,8 @@ type harness struct {
 	sess *tool.Session
 	host *fakeHost
 	reg  *tool.Registry
+	// stores are the project's stores, when the test opened them.
+	stores *stores.Stores
 }
 
 // newHarness makes a workspace whose changes are approved ("yes") unless

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tether-dev/tether/internal/overlay"
 	"github.com/tether-dev/tether/internal/permission"
 	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/shell"
@@ -55,12 +56,16 @@ var Shell = tool.New(tool.Def[shellArgs]{
 			Limits    string
 			// Sandbox says commands run confined; NoSandbox says why
 			// not, when they do not.
-			Sandbox        bool
-			NoSandbox      string
+			Sandbox   bool
+			NoSandbox string
+			// Capture says a command in the full sandbox writes into
+			// overlay layers, taken in when it ends (Linux, the setting
+			// neither off nor landlock).
+			Capture        bool
 			MaxDescription int
 		}{DefaultTimeout: s.ShellDefaultTimeout(), MaxTimeoutSeconds: int(max(shell.MaxTimeout, s.ShellDefaultTimeout()) / time.Second), Unset: s == nil, MaxDescription: maxDescription}
 		if s == nil {
-			d.Shell, d.AllowList, d.Sandbox = "bash -c on Linux and macOS, PowerShell on Windows", true, true
+			d.Shell, d.AllowList, d.Sandbox, d.Capture = "bash -c on Linux and macOS, PowerShell on Windows", true, true, true
 		} else {
 			p := shell.ThisPlatform()
 			d.Shell, d.AllowList, d.Limits = p.Shell, p.POSIX, p.Limits
@@ -71,13 +76,14 @@ var Shell = tool.New(tool.Def[shellArgs]{
 				d.NoSandbox = "The user has turned the sandbox off (shellSandbox): commands run with all of the user's rights."
 			default:
 				d.Sandbox = true
+				d.Capture = runtime.GOOS == "linux" && s.Sandbox.Mode != sandbox.SettingLandlock
 			}
 		}
 		return d
 	},
 	UserDescription: "Run a command in the terminal",
 	Risk:            protocol.RiskHigh,
-	Permission:      "asks per program and subcommand, and for network access; outside the sandbox, every time",
+	Permission:      "in the full sandbox without network: runs unasked, its changes reviewed after like an edit; otherwise asks per program and subcommand, and for network access; outside the sandbox, every time",
 	ReadOnly:        false,
 	Tune: func(s *jsonschema.Schema) {
 		s.Properties["command"].MinLength = jsonschema.Ptr(1)
@@ -118,8 +124,12 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 	if err != nil {
 		return tool.Result{}, tool.Refuse(err) // the timeout argument is out of range
 	}
-	want := runRequest{network: a.Network != nil && *a.Network, confined: a.Sandbox == nil || *a.Sandbox, description: strings.TrimSpace(a.Description)}
-	gate := gateCommand(ctx, c, command, want)
+	want := runRequest{network: a.Network != nil && *a.Network, confined: a.Sandbox == nil || *a.Sandbox, background: a.Background, description: strings.TrimSpace(a.Description)}
+	analysis := analyze(command)
+	network := want.network || len(analysis.Network) > 0
+	box := chooseLevel(ctx, c, want.confined)
+	box.capture = box.captures(c, want)
+	gate := gateCommand(ctx, c, analysis, want, box)
 	if c.Prepare {
 		return tool.Result{Title: gate.title, NeedsApproval: gate.asked, Content: gate.preview(), IsError: gate.refusal != nil}, nil
 	}
@@ -127,15 +137,14 @@ func runShell(ctx context.Context, c *tool.Call, a shellArgs) (tool.Result, erro
 		return *gate.refusal, nil
 	}
 	markNetwork(c, gate.analysis)
-	box := chooseSandbox(ctx, c, want.confined, gate.network)
-	if box.err != nil {
+	if box.build(c, network); box.err != nil {
 		return tool.Result{}, tool.Refusef("the command could not be confined, so it did not run: %v. It can run outside the sandbox with sandbox: false (the user is asked)", box.err)
 	}
 	spec := shell.Spec{Command: gate.run, Dir: c.Env.Workspace.Primary(), Timeout: timeout, Detaches: gate.analysis.Detaches, Sandbox: box.spec}
 	if a.Background {
 		return startJob(c, spec, box)
 	}
-	return runForeground(ctx, c, spec, clamped, box)
+	return runForeground(ctx, c, spec, clamped, box, gate, want)
 }
 
 // runRequest is what a call asks of the sandbox.
@@ -143,7 +152,9 @@ type runRequest struct {
 	// network: the call asks for network access.
 	network bool
 	// confined: the command runs in the sandbox (sandbox: false clears it).
-	confined    bool
+	confined bool
+	// background: the command runs as a background job.
+	background  bool
 	description string
 }
 
@@ -157,12 +168,17 @@ type commandBox struct {
 	// why says why the level is less than full ("" when full, or when
 	// the call asked to run outside).
 	why string
-	err error
+	// capture: the command writes into overlay layers of its own, which
+	// are taken in when it ends (see tool.Call.TakeIn); uncaptured says
+	// why not, when it is not.
+	capture    bool
+	uncaptured string
+	err        error
 }
 
-// chooseSandbox picks the level a command runs at (shellSandbox and what
-// this machine passed) and builds its spec.
-func chooseSandbox(ctx context.Context, c *tool.Call, confined, network bool) commandBox {
+// chooseLevel picks the level a command runs at (shellSandbox and what
+// this machine passed).
+func chooseLevel(ctx context.Context, c *tool.Call, confined bool) commandBox {
 	if !confined {
 		return commandBox{level: sandbox.LevelNone, outside: true}
 	}
@@ -170,32 +186,60 @@ func chooseSandbox(ctx context.Context, c *tool.Call, confined, network bool) co
 	var b commandBox
 	if set.Mode == sandbox.SettingOff {
 		b.level, b.why = sandbox.LevelNone, "the shellSandbox setting is off"
-	} else {
-		st, ok := sandbox.Detected(ctx)
-		b.level = sandbox.Choose(set.Mode, st)
-		switch {
-		case !ok:
-			b.why = "the call ended before the sandbox's probe did"
-		case set.Mode == sandbox.SettingLandlock && b.level == sandbox.LevelLandlock:
-			b.why = "the shellSandbox setting asks for landlock"
-		case b.level != sandbox.LevelFull:
-			b.why = st.Why
-		}
-	}
-	if !b.level.Confined() {
 		return b
+	}
+	st, ok := sandbox.Detected(ctx)
+	b.level = sandbox.Choose(set.Mode, st)
+	switch {
+	case !ok:
+		b.why = "the call ended before the sandbox's probe did"
+	case set.Mode == sandbox.SettingLandlock && b.level == sandbox.LevelLandlock:
+		b.why = "the shellSandbox setting asks for landlock"
+	case b.level != sandbox.LevelFull:
+		b.why = st.Why
+	}
+	return b
+}
+
+// captures says whether the command's writes are taken in through the
+// overlay, and records why not when they are not: only a foreground
+// command at the full level, in a session with the project's state
+// folder, is.
+func (b *commandBox) captures(c *tool.Call, want runRequest) bool {
+	switch {
+	case b.outside:
+		b.uncaptured = "it ran outside the sandbox"
+	case b.level != sandbox.LevelFull:
+		b.uncaptured = b.why
+		if b.uncaptured == "" {
+			b.uncaptured = "this level of the sandbox has none"
+		}
+	case want.background:
+		b.uncaptured = "background jobs write the workspace directly"
+	case c.Env.Layers == "":
+		// No project state (a test's or a benchmark's session): nothing is
+		// undoable here anyway, so there is nothing to say.
+	default:
+		return true
+	}
+	return false
+}
+
+// build makes the spec of a confined command.
+func (b *commandBox) build(c *tool.Call, network bool) {
+	if !b.level.Confined() {
+		return
 	}
 	folders := make([]sandbox.Folder, 0, len(c.Env.Workspace.Paths()))
 	for _, p := range c.Env.Workspace.Paths() {
 		folders = append(folders, sandbox.Folder{Path: p})
 	}
-	spec, err := sandbox.Build(sandbox.Options{Level: b.level, Folders: folders, Writable: set.Writable, Network: network}, sandbox.DefaultLayout())
+	spec, err := sandbox.Build(sandbox.Options{Level: b.level, Folders: folders, Writable: c.Env.Settings.Sandbox.Writable, Network: network}, sandbox.DefaultLayout())
 	if err != nil {
 		b.err = err
-		return b
+		return
 	}
 	b.spec = &spec
-	return b
 }
 
 // notes says, for the model, how the command was confined when that is
@@ -251,14 +295,40 @@ func commandTimeout(a shellArgs, def time.Duration) (time.Duration, bool, error)
 	return shell.Timeout(a.Timeout, def)
 }
 
-func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox) (tool.Result, error) {
+// allocateLayers makes a command's overlay layers (a variable for tests).
+var allocateLayers = overlay.Allocate
+
+func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped bool, box commandBox, gate commandGate, want runRequest) (tool.Result, error) {
+	var set *overlay.Set
+	if box.capture {
+		layers, err := allocateLayers(c.Env.Layers, c.Env.Workspace.Paths())
+		if err != nil {
+			return tool.Failf("Tether could not make the layers that keep what the command writes (%v), so the command did not run. Tell the user.", err), fmt.Errorf("making a command's overlay layers under %s: %w", c.Env.Layers, err)
+		}
+		// Whatever happens to the command or to taking it in, its layers go.
+		defer func() {
+			if err := layers.Remove(); err != nil {
+				c.Log().Warn("removing a command's overlay layers", "path", c.Env.Layers, "err", err)
+			}
+		}()
+		set = layers
+		for _, l := range set.Layers {
+			spec.Overlays = append(spec.Overlays, sandbox.Folder{Path: l.Folder, Upper: l.Upper, Work: l.Work})
+		}
+	}
 	out := shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
-	var outcome shell.Outcome
-	var err error
-	if c.Env.Jobs != nil {
-		outcome, err = c.Env.Jobs.Run(ctx, spec, out)
-	} else {
-		outcome, err = shell.Run(ctx, spec, out)
+	outcome, err := runSpec(ctx, c, spec, out)
+	if err != nil && set != nil && errors.Is(err, sandbox.ErrSetup) {
+		// The overlay could not be mounted here (a workspace folder or a
+		// layer on a file system overlayfs does not take): the command did
+		// not run. It runs without it, asked first as such a command is.
+		c.Log().Warn("a command's overlay could not be set up; it runs without one", "path", c.Env.Layers, "err", err)
+		box.capture, box.uncaptured, set, spec.Overlays = false, "its overlay could not be set up here ("+oneLine(err.Error(), 300)+")", nil, nil
+		if gate.uncapturedAfterAll(ctx, c, want, box.uncaptured); gate.refusal != nil {
+			return *gate.refusal, nil
+		}
+		out = shell.NewCapture(max(c.Budget.OutputChars()-outputReserve, 1000))
+		outcome, err = runSpec(ctx, c, spec, out)
 	}
 	if err != nil {
 		if errors.Is(err, sandbox.ErrSetup) {
@@ -282,10 +352,38 @@ func runForeground(ctx context.Context, c *tool.Call, spec shell.Spec, clamped b
 	if outcome.Stop == shell.Exited && (outcome.ExitCode != 0 || outcome.Signal != "") && box.spec != nil {
 		notes = append(notes, sandbox.Hints(out.String(), *box.spec)...)
 	}
+	if set == nil && !gate.readOnly && box.uncaptured != "" {
+		notes = append(notes, strings.TrimSuffix(tool.NotCaptured(string(box.level), box.uncaptured), "."))
+	}
 	for _, n := range notes {
 		b.WriteString("[" + n + "]\n")
 	}
-	return tool.Result{Content: b.String(), IsError: failed}, nil
+	res := tool.Result{IsError: failed}
+	if set != nil {
+		if outcome.Stop == shell.Cancelled {
+			b.WriteString("None of what the command wrote was applied, since it was stopped before it ended: the workspace is as it was before it ran.\n")
+		} else {
+			in, err := c.TakeIn(ctx, set, spec.Command)
+			b.WriteString(in.Content)
+			res.Diff = in.Diff
+			res.IsError = res.IsError || in.IsError
+			if err != nil {
+				res.Content = b.String()
+				return res, err
+			}
+		}
+	}
+	res.Content = b.String()
+	return res, nil
+}
+
+// runSpec runs a foreground command, through the job manager when there
+// is one (its cgroup, its sandboxes started ahead).
+func runSpec(ctx context.Context, c *tool.Call, spec shell.Spec, out *shell.Capture) (shell.Outcome, error) {
+	if c.Env.Jobs != nil {
+		return c.Env.Jobs.Run(ctx, spec, out)
+	}
+	return shell.Run(ctx, spec, out)
 }
 
 // showOutput renders captured output for the model.
@@ -378,7 +476,11 @@ func startJob(c *tool.Call, spec shell.Spec, box commandBox) (tool.Result, error
 	fmt.Fprintf(&b, "Started %s in the background (pid %d). Its output goes to %s.\n"+
 		"Check on it with shell_output {\"job_id\": %q}: status, exit code and the output new since the last check (pass filter to see only matching lines). %s\n",
 		job.ID, job.Pid, job.LogPath, job.ID, limit)
-	for _, n := range box.notes() {
+	notes := box.notes()
+	if box.uncaptured != "" {
+		notes = append(notes, strings.TrimSuffix(tool.NotCaptured(string(box.level), box.uncaptured), "."))
+	}
+	for _, n := range notes {
 		b.WriteString("[" + n + "]\n")
 	}
 	return tool.Text(b.String()), nil
@@ -394,9 +496,12 @@ type commandGate struct {
 	// network: the command runs with network access, because the call
 	// asked for it or its command line evidently reaches the network.
 	network bool
-	asked   bool
-	why     string
-	refusal *tool.Result
+	// readOnly: the command line is a read-only form of the allow-list,
+	// which changes no file.
+	readOnly bool
+	asked    bool
+	why      string
+	refusal  *tool.Result
 }
 
 func (g commandGate) preview() string {
@@ -409,31 +514,33 @@ func (g commandGate) preview() string {
 	return "Would run without asking (" + g.why + "): " + g.run
 }
 
-// sandboxedWritesAsk says whether a sandboxed command without network
-// access is still approved before it runs. It is, as long as what such a
-// command writes goes straight to the workspace: it could then change any
-// file there, unreviewed and beyond undo. Once its writes are taken in
-// through the overlay and reviewed like an edit, this is the one place
-// that lets it run unasked.
-func sandboxedWritesAsk() bool { return true }
-
 // gateCommand decides whether a command may run. Read-only forms on the
 // allow-list (and a trusted project's test runners) run without asking,
-// in the sandbox and without network; plan and dry-run modes run nothing
-// else, since a command's effects can be neither confined nor staged;
-// everything else goes to Authorize: the programs the command would run,
-// with their subcommands, and whether it asks for the network or to run
-// outside the sandbox.
-func gateCommand(ctx context.Context, c *tool.Call, command string, want runRequest) commandGate {
-	g := commandGate{analysis: analyze(command), title: "Run: " + oneLine(command, 100), run: command}
+// in the sandbox and without network. A command whose writes are captured
+// (box.capture: the full sandbox's overlay) and that has no network runs
+// without asking in every mode: it cannot change anything but its layers,
+// and what it wrote is reviewed, applied, staged or refused by the mode
+// when it ends (see tool.Call.TakeIn). Plan and dry-run modes run nothing
+// else, since the effects of such a command could be neither confined
+// nor staged; everything else goes to Authorize: the programs the command
+// would run, with their subcommands, and whether it asks for the network
+// or to run outside the sandbox.
+func gateCommand(ctx context.Context, c *tool.Call, analysis *cmdline.Analysis, want runRequest, box commandBox) commandGate {
+	command := analysis.Command
+	g := commandGate{analysis: analysis, title: "Run: " + oneLine(command, 100), run: command}
 	g.network = want.network || len(g.analysis.Network) > 0
 	allowed := g.analysis.AllowList(cmdline.Options{Trusted: c.Env.Trusted, Inside: func(p string) bool { return insideWorkspace(c, p) }})
 	readOnlyMode := c.Env.Mode() == protocol.ModePlan || c.Env.Mode() == protocol.ModeDryRun
-	if allowed.OK && (allowed.ReadOnly || !readOnlyMode) && !g.network && want.confined {
-		g.run, g.why = allowed.Run, "on the allow-list"
+	captured := box.capture && !g.network
+	if allowed.OK && (allowed.ReadOnly || !readOnlyMode || captured) && !g.network && want.confined {
+		g.run, g.why, g.readOnly = allowed.Run, "on the allow-list", allowed.ReadOnly
 		if !allowed.ReadOnly {
 			g.why = "a test run in a trusted project"
 		}
+		return g
+	}
+	if captured {
+		g.why = "sandboxed, without network; what it writes is taken in when it ends"
 		return g
 	}
 	if readOnlyMode {
@@ -446,26 +553,48 @@ func gateCommand(ctx context.Context, c *tool.Call, command string, want runRequ
 		case allowed.OK:
 			why = "it runs the project's code"
 		}
+		if box.uncaptured != "" && box.level.Confined() {
+			why += " (and what it writes could not be held back here: " + box.uncaptured + ")"
+		}
 		r := tool.Failf("%s mode lets only read-only commands run (git status/diff/log/show, ls, rg, grep, find, cat, head, tail, wc, pwd, echo, with plain arguments and no output to files, in the sandbox and without network), and this one is not: %s. It did not run.", c.Env.Mode(), why)
 		g.refusal = &r
 		return g
 	}
-	if want.confined && !g.network && !sandboxedWritesAsk() {
-		g.why = "sandboxed, without network"
-		return g
-	}
-	step := shellStep(c, command, g.analysis, g.network, want)
+	g.authorize(ctx, c, want)
+	return g
+}
+
+// authorize asks, as the mode and the saved rules say, before a command
+// whose writes are not captured runs.
+func (g *commandGate) authorize(ctx context.Context, c *tool.Call, want runRequest) {
+	step := shellStep(c, g.analysis.Command, g.analysis, g.network, want)
 	g.title = step.Request.Title
 	v := c.Authorize(ctx, step)
 	g.asked, g.why = v.Asked, "allowed by the permission mode or a saved rule"
 	if !v.Allowed {
 		g.refusal = &v.Refusal
-		return g
+		return
 	}
 	if v.Answer.Answer == protocol.AnswerAlways && !step.NoAlways {
 		saveAlways(c, g.analysis, g.network)
 	}
-	return g
+}
+
+// uncapturedAfterAll is the gate of a command that was to run captured,
+// unasked, when its overlay could not be set up (why): a read-only form
+// of the allow-list runs as it is; in plan and dry-run modes nothing else
+// does; otherwise it is asked like any command whose writes go straight
+// to the workspace.
+func (g *commandGate) uncapturedAfterAll(ctx context.Context, c *tool.Call, want runRequest, why string) {
+	if g.readOnly || g.asked {
+		return
+	}
+	if m := c.Env.Mode(); m == protocol.ModePlan || m == protocol.ModeDryRun {
+		r := tool.Failf("%s mode lets a command that may change files run only where its writes are held back, and here they could not be (%s). It did not run.", m, why)
+		g.refusal = &r
+		return
+	}
+	g.authorize(ctx, c, want)
 }
 
 // analyze reads a command line for its programs. Only POSIX shell lines

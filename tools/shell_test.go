@@ -46,7 +46,7 @@ func TestShellToolInfo(t *testing.T) {
 		risk       protocol.Risk
 		readOnly   bool
 	}{
-		{Shell, "asks per program and subcommand, and for network access; outside the sandbox, every time", protocol.RiskHigh, false},
+		{Shell, "in the full sandbox without network: runs unasked, its changes reviewed after like an edit; otherwise asks per program and subcommand, and for network access; outside the sandbox, every time", protocol.RiskHigh, false},
 		{ShellOutput, "auto", protocol.RiskLow, true},
 		{ShellKill, "asks", protocol.RiskMedium, false},
 	}

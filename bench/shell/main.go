@@ -36,11 +36,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/bench/internal/measure"
 	"github.com/tether-dev/tether/internal/sandbox"
 	"github.com/tether-dev/tether/internal/shell"
+	"github.com/tether-dev/tether/internal/stores"
 	"github.com/tether-dev/tether/internal/tool"
 	"github.com/tether-dev/tether/internal/workspace"
 	"github.com/tether-dev/tether/protocol"
@@ -124,6 +126,79 @@ func main() {
 	if err := sandboxCases(dir, bash, *rounds, *builds); err != nil {
 		log.Fatal(err)
 	}
+	if err := captureCases(*rounds); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// captureCases measures the shell tool at the full level with a command's
+// writes captured (an overlay of its own, read and taken in when it ends,
+// with the undo checkpoint) beside the same tool writing the workspace
+// directly, as before capture: `true`, and a command that writes one
+// file, in bypass mode (nothing asks), through a job manager as in the
+// daemon.
+func captureCases(rounds int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	st := sandbox.Probe(ctx, "")
+	cancel()
+	if st.Level != sandbox.LevelFull {
+		fmt.Printf("\ncapture: not measured, this machine has no full sandbox (%s)\n", st.Why)
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "shellbench-capture-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"} {
+		os.Setenv(v, filepath.Join(tmp, v))
+	}
+	folder := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return err
+	}
+	ws, err := workspace.New(folder)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	st2, err := stores.Open(ws.Primary(), stores.Options{Jobs: true})
+	if err != nil {
+		return err
+	}
+	defer st2.Close()
+	reg := tools.Builtin()
+	call := func(capture bool, command string) func(int) error {
+		e := tool.NewEnv(tool.EnvConfig{Workspace: ws, Stores: st2, Settings: tool.Settings{Mode: protocol.ModeBypass, SettleTime: -1}})
+		if !capture {
+			e.Layers = ""
+		}
+		return func(i int) error {
+			args, _ := json.Marshal(map[string]string{"command": strings.ReplaceAll(command, "N", fmt.Sprint(i))})
+			r := reg.Invoke(context.Background(), &tool.Call{Name: "shell", Args: args, RequestID: fmt.Sprint("bench-", capture, i), Budget: tool.NewBudget(0, 0), Session: tool.NewSession(), Env: e})
+			if r.IsError {
+				return fmt.Errorf("%s: %s", command, r.Content)
+			}
+			return nil
+		}
+	}
+	ready := func() {
+		if st2.Jobs != nil {
+			st2.Jobs.WaitAhead()
+		}
+	}
+	cases := []*measure.Case{
+		{Name: "tool, full level, true, not captured", Run: call(false, "true"), Ready: ready},
+		{Name: "tool, full level, true, captured", Base: "tool, full level, true, not captured", Run: call(true, "true"), Ready: ready},
+		{Name: "tool, full level, one file written, not captured", Run: call(false, "echo N > out.txt"), Ready: ready},
+		{Name: "tool, full level, one file written, captured", Base: "tool, full level, one file written, not captured", Run: call(true, "echo N > out.txt"), Ready: ready},
+	}
+	if err := measure.Rotate(cases, 5, min(rounds, 100)); err != nil {
+		return err
+	}
+	fmt.Printf("\nwhat capture adds to a command at the full level (bypass mode, through a job manager), %d rounds, cases interleaved; captured: its own overlay, read when it ends, the written file saved in the undo checkpoint and renamed in\n\n", min(rounds, 100))
+	measure.Table(cases)
+	return nil
 }
 
 // sandboxCases measures a command confined beside the same command

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,9 +157,11 @@ func TestBinaryDoctorExplainsAFallback(t *testing.T) {
 func TestBinaryAllowListsNumberedAndRemovesOne(t *testing.T) {
 	needFullSandbox(t)
 	dir := t.TempDir()
-	// Answers go through the terminal: "a" saves the rules.
+	// Answers go through the terminal: "a" saves the rules. At the
+	// landlock level a command asks before it runs (no overlay takes its
+	// writes in), which is where rules count.
 	tm := typing("a\n")
-	r := runCallIn(t, dir, tm, "", "shell", shellJSON(t, map[string]any{"command": "git init -q . && git status"}))
+	r := runCallIn(t, dir, tm, "", "--sandbox", "landlock", "shell", shellJSON(t, map[string]any{"command": "git init -q . && git status"}))
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -181,6 +184,38 @@ func TestBinaryAllowListsNumberedAndRemovesOne(t *testing.T) {
 	errb.Reset()
 	if code := allowCmd.main([]string{"--workspace", dir, "--remove", "7"}, cmdIO{stdout: &out, stderr: &errb}); code != 2 || !strings.Contains(errb.String(), "no answer with that number") {
 		t.Errorf("--remove 7: exit %d, %s", code, errb.String())
+	}
+}
+
+// tether call shell: a command that edits two files is not asked before
+// it runs; its changes are shown and asked once, after; "y" applies both
+// and tether undo puts both back.
+func TestCallShellChangesAreReviewedAfterAndUndone(t *testing.T) {
+	needFullSandbox(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	if err := errors.Join(writeFile(a, "alpha\n"), writeFile(b, "beta\n")); err != nil {
+		t.Fatal(err)
+	}
+	tm := typing("y\n")
+	r := runCallIn(t, dir, tm, "", "shell", shellJSON(t, map[string]any{"command": "sed -i 's/a$/A/' a.txt b.txt && echo edited"}))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := strings.Count(tm.shown.String(), "Allow? "); n != 1 {
+		t.Errorf("asked %d times, want once (after the command); terminal:\n%s", n, tm.shown.String())
+	}
+	if !strings.Contains(r.stderr, "+alphA") || !strings.Contains(r.stderr, "+betA") {
+		t.Errorf("the diff of both files was not shown:\n%s", r.stderr)
+	}
+	if fileContent(t, a) != "alphA\n" || fileContent(t, b) != "betA\n" || !strings.Contains(r.stdout, "edited") {
+		t.Fatalf("not applied:\n%s", r.stdout)
+	}
+	if u := runIn(t, undoCmd.main, dir); u.code != 0 {
+		t.Fatalf("undo: %d %s %s", u.code, u.stdout, u.stderr)
+	}
+	if fileContent(t, a) != "alpha\n" || fileContent(t, b) != "beta\n" {
+		t.Errorf("undo did not put both back: %q %q", fileContent(t, a), fileContent(t, b))
 	}
 }
 

@@ -60,6 +60,26 @@ function printConfig(bin, ws, env) {
 /** A person reads the question before answering. */
 const readingMs = 500;
 
+/**
+ * The command lines of the tether mcp processes of this binary now
+ * running, read from /proc (the e2e runs on Linux).
+ */
+function mcpCommandLines(bin) {
+  const lines = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let argv;
+    try {
+      argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+    } catch {
+      continue;
+    }
+    if (argv[0] === bin && argv[1] === 'mcp') {
+      lines.push(argv);
+    }
+  }
+  return lines;
+}
+
 export default {
   name: 'mcp',
   order: 90,
@@ -75,23 +95,27 @@ export default {
     t.check('tether mcp --print-config vscode names the shipped binary and the workspace', base.command === bin && base.args.join(' ') === `mcp --workspace ${t.dirs.workspace}`, base);
     /**
      * Registers tether mcp with these extra arguments, as the one server of
-     * the workspace, and waits until VS Code offers its tools: a chat
-     * request starts the server, whose tools come a moment later.
+     * the workspace, and waits until VS Code runs it with exactly those
+     * arguments and offers its tools: a chat request starts the server,
+     * whose tools come a moment later. Offered tools alone do not tell: the
+     * server registered before may still be the one running.
      */
     const register = async (...extra) => {
       fs.mkdirSync(t.ws('.vscode'), { recursive: true });
       fs.writeFileSync(t.ws('.vscode/mcp.json'), JSON.stringify({ servers: { tether: { ...base, args: [...base.args, ...extra] } } }, null, 2) + '\n');
       await page.waitForTimeout(2000); // VS Code reads the file again when it changes
+      const want = JSON.stringify([bin, ...base.args, ...extra]);
       const offered = () => t.ownEvents().some((e) => e.kind === 'tools' && e.names.includes('mcp_tether_read_file'));
       for (let i = 0; i < 10; i++) {
         await t.chat('@tethertest #mcp-wait Are Tether\'s MCP tools there?');
         await t.replied();
-        if (offered()) {
+        const running = mcpCommandLines(bin);
+        if (offered() && running.length === 1 && JSON.stringify(running[0]) === want) {
           return;
         }
         await page.waitForTimeout(2000);
       }
-      throw new Error('VS Code never offered tether mcp\'s tools');
+      throw new Error(`VS Code never ran ${want} alone and offered its tools; running: ${JSON.stringify(mcpCommandLines(bin))}`);
     };
 
     let steps = [];

@@ -5,6 +5,11 @@
 // Each step is asked once; "always" saves the rule, so the next command of
 // those programs asks nothing; VS Code never offers to approve Tether's
 // questions by itself, so every new question is asked again.
+//
+// It runs at the sandbox's landlock level, where a command asks before it
+// runs as it always did: at the full level a sandboxed command without
+// network writes into an overlay and is reviewed after it ran instead
+// (the `capture` scenario).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,6 +58,8 @@ function savedRules(xdg) {
 export default {
   name: 'shell',
   order: 20,
+  fresh: true,
+  settings: { 'tether.shell.sandbox': 'landlock' },
   agent: {
     [marker]: {
       steps: order.map((k) => ({ tool: 'tether_shell', input: { command: commands[k], ...(extra[k] ?? {}) } })),

@@ -29,10 +29,14 @@ export function buildDaemons(only = Object.keys(targets)) {
     const [goos, goarch] = targets[t];
     const out = path.join("bin", t, goos === "windows" ? "tether.exe" : "tether");
     const started = Date.now();
-    execFileSync("go", ["build", "-trimpath", "-ldflags", `-s -w -X main.version=${version}`, "-o", out, "./cmd/tether"], {
-      stdio: "inherit",
-      env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: "0" },
-    });
+    execFileSync(
+      "go",
+      ["build", "-trimpath", "-ldflags", `-s -w -X main.version=${version}`, "-o", out, "./cmd/tether"],
+      {
+        stdio: "inherit",
+        env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: "0" },
+      },
+    );
     console.log(`${out} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
 }

@@ -31,7 +31,14 @@ const vsce = path.resolve("node_modules/.bin/vsce");
 // the repository's site.
 const readme = "docs/vscode.md";
 const repo = JSON.parse(readFileSync("package.json", "utf8")).repository.url.replace(/\.git$/, "");
-const pageArgs = ["--readme-path", readme, "--baseContentUrl", `${repo}/blob/HEAD/docs`, "--baseImagesUrl", `${repo}/raw/HEAD/docs`];
+const pageArgs = [
+  "--readme-path",
+  readme,
+  "--baseContentUrl",
+  `${repo}/blob/HEAD/docs`,
+  "--baseImagesUrl",
+  `${repo}/raw/HEAD/docs`,
+];
 
 run(process.execPath, ["extension/esbuild.mjs", "--production"]);
 buildDaemons(only);
@@ -49,7 +56,18 @@ try {
     const ignoreFile = path.join(tmp, `${t}.vscodeignore`);
     writeFileSync(ignoreFile, `${ignore.trimEnd()}\n!bin/${t}/tether\n!bin/${t}/tether.exe\n`);
     const out = path.join(outDir, `tether-${t}.vsix`);
-    run(vsce, ["package", "--no-dependencies", "--skip-license", "--target", t, "--ignoreFile", ignoreFile, "--out", out, ...pageArgs]);
+    run(vsce, [
+      "package",
+      "--no-dependencies",
+      "--skip-license",
+      "--target",
+      t,
+      "--ignoreFile",
+      ignoreFile,
+      "--out",
+      out,
+      ...pageArgs,
+    ]);
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

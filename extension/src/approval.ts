@@ -34,12 +34,15 @@ interface Pending {
   review: EditReview;
   /** The change set the file belongs to, answered as one. */
   set?: SetReview;
-  finish(result: ApprovalRequestResult): void;
+  finish: (result: ApprovalRequestResult) => void;
 }
 
 /** A change with texts to compare (a file, a project memory) is reviewed in the diff editor. */
 export function isReviewable(p: ApprovalRequestParams): boolean {
-  return (p.kind === ApprovalEdit || p.kind === ApprovalOutside || p.kind === ApprovalMemory) && (p.original !== undefined || p.proposed !== undefined);
+  return (
+    (p.kind === ApprovalEdit || p.kind === ApprovalOutside || p.kind === ApprovalMemory) &&
+    (p.original !== undefined || p.proposed !== undefined)
+  );
 }
 
 /** For a memory write after the request read content from outside: what was read, in words; else undefined. */
@@ -64,7 +67,9 @@ export function promptMessage(p: ApprovalRequestParams): { text: string; warn: b
       warn = true;
       break;
     case ApprovalFetch:
-      text = p.url ? `Tether wants to fetch ${p.url} (host: ${p.host ?? "?"})` : `Tether wants to fetch from ${p.host ?? p.title}`;
+      text = p.url
+        ? `Tether wants to fetch ${p.url} (host: ${p.host ?? "?"})`
+        : `Tether wants to fetch from ${p.host ?? p.title}`;
       break;
     case ApprovalOutside:
       text = `Tether wants to use ${p.path ?? p.title}, outside the workspace`;
@@ -112,9 +117,21 @@ export function promptItems(p: ApprovalRequestParams): PromptItem[] {
 /** The lens row at the top of a proposal: the review's answers, labelled. */
 export const reviewActions: { title: string; command: string; tip: (p: ApprovalRequestParams) => string }[] = [
   { title: "$(check) Approve", command: "tether.approve", tip: () => "Write the change as it stands in this proposal" },
-  { title: "$(close) Reject", command: "tether.reject", tip: () => "Do not write it; the agent stops and asks you how to go on" },
-  { title: "$(check-all) Always", command: "tether.approveAlways", tip: (p) => `Write it, and from now on allow ${p.alwaysScope || "such changes"}` },
-  { title: "$(debug-step-over) Skip", command: "tether.skip", tip: () => "Do not write it; the agent carries on without it" },
+  {
+    title: "$(close) Reject",
+    command: "tether.reject",
+    tip: () => "Do not write it; the agent stops and asks you how to go on",
+  },
+  {
+    title: "$(check-all) Always",
+    command: "tether.approveAlways",
+    tip: (p) => `Write it, and from now on allow ${p.alwaysScope || "such changes"}`,
+  },
+  {
+    title: "$(debug-step-over) Skip",
+    command: "tether.skip",
+    tip: () => "Do not write it; the agent carries on without it",
+  },
 ];
 
 /** The status bar's words for the changes waiting: "Tether: 1 change to review". */
@@ -150,10 +167,13 @@ export class Approvals implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider(OriginalScheme, {
         provideTextDocumentContent: (uri) => this.originals.get(uri.toString()) ?? "",
       }),
-      vscode.languages.registerCodeLensProvider({ scheme: ProposedScheme }, {
-        onDidChangeCodeLenses: this.lensEmitter.event,
-        provideCodeLenses: (doc) => this.lenses(doc),
-      }),
+      vscode.languages.registerCodeLensProvider(
+        { scheme: ProposedScheme },
+        {
+          onDidChangeCodeLenses: this.lensEmitter.event,
+          provideCodeLenses: (doc) => this.lenses(doc),
+        },
+      ),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme === ProposedScheme) {
           this.lensEmitter.fire();
@@ -254,6 +274,7 @@ export class Approvals implements vscode.Disposable {
           this.pending.delete(r.proposedUri.toString());
           void this.close(r);
         }
+        void this.closeSet(set);
         this.log.info(`approval ${p.title}: ${result.answer}`);
         resolve(result);
       };
@@ -266,6 +287,25 @@ export class Approvals implements vscode.Disposable {
         this.log.error(`could not open the review of ${p.title}: ${errorText(e)}`);
       });
     });
+  }
+
+  /**
+   * Closes the multi-file diff of an answered change set: its tab, found by
+   * the title it was opened with (the API names no input type for it).
+   */
+  private async closeSet(set: SetReview): Promise<void> {
+    try {
+      for (const group of vscode.window.tabGroups.all) {
+        for (const tab of group.tabs) {
+          // VS Code adds the count of files to the label: "<title> (2 files)".
+          if (tab.label === set.title || tab.label.startsWith(`${set.title} (`)) {
+            await vscode.window.tabGroups.close(tab, true);
+          }
+        }
+      }
+    } catch (e) {
+      this.log.warn(`closing the review of a change set: ${errorText(e)}`);
+    }
   }
 
   /** Leaves a file of a change set out, or takes it back in. */
@@ -314,7 +354,7 @@ export class Approvals implements vscode.Disposable {
 
   /** Shows the change waiting for review (the first, when several wait). */
   async openReview(): Promise<void> {
-    const entry = this.find(undefined) ?? [...this.pending.values()][0];
+    const entry = this.find(undefined) ?? [...this.pending.values()].at(0);
     if (!entry) {
       void vscode.window.showInformationMessage("No Tether change is waiting for review.");
       return;
@@ -391,19 +431,29 @@ export class Approvals implements vscode.Disposable {
     }
     const top = new vscode.Range(0, 0, 0, 0);
     const actions = reviewActions.map(
-      (a) => new vscode.CodeLens(top, { title: a.title, command: a.command, tooltip: a.tip(entry.review.params), arguments: [doc.uri.toString()] }),
+      (a) =>
+        new vscode.CodeLens(top, {
+          title: a.title,
+          command: a.command,
+          tooltip: a.tip(entry.review.params),
+          arguments: [doc.uri.toString()],
+        }),
     );
     if (entry.set) {
       const left = entry.set.left.has(entry.review.params.path ?? "");
       const n = entry.set.files.length;
       for (const lens of actions) {
-        lens.command!.tooltip += ` (all ${n} file${n === 1 ? "" : "s"} of this change)`;
+        if (lens.command) {
+          lens.command.tooltip = `${lens.command.tooltip ?? ""} (all ${n} file${n === 1 ? "" : "s"} of this change)`;
+        }
       }
       actions.push(
         new vscode.CodeLens(top, {
           title: left ? "$(add) Take this file back in (left out)" : "$(remove) Leave this file out",
           command: "tether.toggleFile",
-          tooltip: left ? "Apply the command's change to this file with the rest" : "Keep this file as it is; apply the rest",
+          tooltip: left
+            ? "Apply the command's change to this file with the rest"
+            : "Keep this file as it is; apply the rest",
           arguments: [doc.uri.toString()],
         }),
       );
@@ -418,19 +468,26 @@ export class Approvals implements vscode.Disposable {
       return [
         ...actions,
         new vscode.CodeLens(at, { title: "$(edit) Edited by you: approving writes this text", command: "" }),
-        new vscode.CodeLens(at, { title: "Undo my edits", command: "tether.resetProposal", arguments: [doc.uri.toString()] }),
+        new vscode.CodeLens(at, {
+          title: "Undo my edits",
+          command: "tether.resetProposal",
+          arguments: [doc.uri.toString()],
+        }),
       ];
     }
     const places = entry.review.places();
-    return [...actions, ...places.map((p, i) => {
-      const n = `${i + 1}/${places.length}`;
-      const title = p.kept ? `$(close) Drop hunk ${n}` : `$(check) Keep hunk ${n} (dropped)`;
-      return new vscode.CodeLens(new vscode.Range(p.line, 0, p.line, 0), {
-        title,
-        command: "tether.toggleHunk",
-        arguments: [doc.uri.toString(), p.id],
-      });
-    })];
+    return [
+      ...actions,
+      ...places.map((p, i) => {
+        const n = `${i + 1}/${places.length}`;
+        const title = p.kept ? `$(close) Drop hunk ${n}` : `$(check) Keep hunk ${n} (dropped)`;
+        return new vscode.CodeLens(new vscode.Range(p.line, 0, p.line, 0), {
+          title,
+          command: "tether.toggleHunk",
+          arguments: [doc.uri.toString(), p.id],
+        });
+      }),
+    ];
   }
 
   /**
@@ -453,7 +510,9 @@ export class Approvals implements vscode.Disposable {
         return;
       }
       const active = vscode.window.activeTextEditor?.document.uri.toString() === key;
-      const save = active ? vscode.commands.executeCommand("workbench.action.files.saveWithoutFormatting") : Promise.resolve();
+      const save = active
+        ? vscode.commands.executeCommand("workbench.action.files.saveWithoutFormatting")
+        : Promise.resolve();
       void Promise.resolve(save).catch((e: unknown) => this.log.debug(`saving the proposal: ${errorText(e)}`));
     }, 0);
   }
@@ -473,7 +532,10 @@ export class Approvals implements vscode.Disposable {
       for (const group of vscode.window.tabGroups.all) {
         for (const tab of group.tabs) {
           const input = tab.input;
-          if ((input instanceof vscode.TabInputTextDiff && input.modified.toString() === key) || (input instanceof vscode.TabInputText && input.uri.toString() === key)) {
+          if (
+            (input instanceof vscode.TabInputTextDiff && input.modified.toString() === key) ||
+            (input instanceof vscode.TabInputText && input.uri.toString() === key)
+          ) {
             await vscode.window.tabGroups.close(tab, true);
           }
         }
@@ -539,7 +601,9 @@ export class Approvals implements vscode.Disposable {
     void vscode.commands.executeCommand("setContext", ReviewingContext, n > 0);
     if (n > 0) {
       this.status.text = reviewStatusText(n);
-      this.status.tooltip = `${this.distinct().map((e) => (e.set ?? e.review).params.title).join("\n")}\n\nClick to show it.`;
+      this.status.tooltip = `${this.distinct()
+        .map((e) => (e.set ?? e.review).params.title)
+        .join("\n")}\n\nClick to show it.`;
       this.status.show();
     } else {
       this.status.hide();

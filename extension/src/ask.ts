@@ -34,7 +34,11 @@ export function askTitle(question: string): string {
   return question.replace(/\s+/g, " ").trim() || "Tether asks";
 }
 
-export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: vscode.LogOutputChannel): Promise<UserAskResult> {
+export async function ask(
+  q: UserAskParams,
+  token?: RpcCancellationToken,
+  log?: vscode.LogOutputChannel,
+): Promise<UserAskResult> {
   const items: AskItem[] = (q.options ?? []).map((o) => ({ label: o }));
   if (q.allowFreeText) {
     items.push({ label: freeTextLabel, freeText: true, alwaysShow: true, description: "or type it in the box above" });
@@ -56,7 +60,7 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: 
     };
     qp.onDidAccept(() => {
       // Enter with text that matches no option picks the free-text entry.
-      const item = qp.selectedItems[0] ?? (q.allowFreeText && qp.value.trim() ? items[items.length - 1] : undefined);
+      const item = qp.selectedItems.at(0) ?? (q.allowFreeText && qp.value.trim() ? items.at(-1) : undefined);
       log?.debug(`ask_user: accepted ${JSON.stringify(item?.label)} with ${qp.value.length} characters typed`);
       if (item) {
         settle(item);
@@ -78,8 +82,12 @@ export async function ask(q: UserAskParams, token?: RpcCancellationToken, log?: 
   if (token?.isCancellationRequested) {
     return { cancelled: true };
   }
-  const text = await vscode.window.showInputBox({ title: askTitle(q.question), prompt: "Type your answer", ignoreFocusOut: true });
-  return text && text.trim() ? { answer: text.trim() } : { cancelled: true };
+  const text = await vscode.window.showInputBox({
+    title: askTitle(q.question),
+    prompt: "Type your answer",
+    ignoreFocusOut: true,
+  });
+  return text?.trim() ? { answer: text.trim() } : { cancelled: true };
 }
 
 export function registerAsk(daemon: Daemon, log?: vscode.LogOutputChannel): void {

@@ -34,23 +34,30 @@ export function registerCommands(
   requests?: RequestLog,
   composeRuns?: ComposeRuns,
 ): vscode.Disposable[] {
-  const run = (what: string, fn: (...args: any[]) => Promise<unknown> | unknown) => async (...args: any[]) => {
-    try {
-      await fn(...args);
-    } catch (e) {
-      log.error(`${what}: ${errorText(e)}`);
-      void vscode.window.showErrorMessage(commandError(what, e), "Show Log").then((c) => c && log.show());
-    }
-  };
+  // A command's arguments come untyped from whoever runs it (a lens, a
+  // title button, the palette); each handler says what it takes.
+  const run =
+    <A extends unknown[]>(what: string, fn: (...args: A) => unknown) =>
+    async (...args: A) => {
+      try {
+        await fn(...args);
+      } catch (e) {
+        log.error(`${what}: ${errorText(e)}`);
+        void vscode.window.showErrorMessage(commandError(what, e), "Show Log").then((c) => c && log.show());
+      }
+    };
   // A lens passes the proposal's uri as a string; a title button, as a Uri.
-  const uriArg = (a: unknown) => (a instanceof vscode.Uri ? a : typeof a === "string" && a.includes(":") ? vscode.Uri.parse(a) : undefined);
-  const reg = (id: string, what: string, fn: (...args: any[]) => Promise<unknown> | unknown) =>
+  const uriArg = (a: unknown) =>
+    a instanceof vscode.Uri ? a : typeof a === "string" && a.includes(":") ? vscode.Uri.parse(a) : undefined;
+  const reg = (id: string, what: string, fn: (...args: never[]) => unknown) =>
     vscode.commands.registerCommand(id, run(what, fn));
   return [
     reg("tether.undo", "Undo", () => undo(daemon, docs)),
     reg("tether.showCheckpoints", "Showing checkpoints", () => showCheckpoints(daemon, docs, requests)),
     reg(OpenReviewCommand, "Showing the change to review", () => approvals.openReview()),
-    reg(ConfirmAnswerCommand, "Answering the confirmation", (id: string, answer: Answer) => approvals.chat.choose(id, answer)),
+    reg(ConfirmAnswerCommand, "Answering the confirmation", (id: string, answer: Answer) =>
+      approvals.chat.choose(id, answer),
+    ),
     reg("tether.approve", "Approve", (u?: unknown) => approvals.answer(AnswerYes, uriArg(u))),
     reg("tether.reject", "Reject", (u?: unknown) => approvals.answer(AnswerNo, uriArg(u))),
     reg("tether.approveAlways", "Approve always", (u?: unknown) => approvals.answer(AnswerAlways, uriArg(u))),

@@ -63,7 +63,13 @@ export class ComposeRuns implements vscode.Disposable {
   /** A compose call starts: its program is kept until it ends. */
   begin(requestId: string, input: unknown, token?: unknown): ComposeRun {
     const code = (input as { code?: unknown } | undefined)?.code;
-    const run: ComposeRun = { requestId, program: typeof code === "string" ? code : "", started: new Date(), children: [], token };
+    const run: ComposeRun = {
+      requestId,
+      program: typeof code === "string" ? code : "",
+      started: new Date(),
+      children: [],
+      token,
+    };
     this.runs.unshift(run);
     this.runs.length = Math.min(this.runs.length, maxRuns);
     this.emitter.fire(run);
@@ -121,7 +127,9 @@ export class ComposeRuns implements vscode.Disposable {
     }
     let run = this.runs.find((r) => r.parentCallId === a.parentCallId);
     if (!run) {
-      run = [...this.runs].reverse().find((r) => !r.parentCallId && !r.result && !r.error && r.requestId === a.requestId);
+      run = [...this.runs]
+        .reverse()
+        .find((r) => !r.parentCallId && !r.result && !r.error && r.requestId === a.requestId);
       if (!run) {
         return;
       }
@@ -165,10 +173,14 @@ export function registerToolsInvoke(daemon: Daemon, runs: ComposeRuns): void {
   daemon.onRequest(toolsInvoke, async (p: ToolInvokeParams, rpcToken: vscode.CancellationToken) => {
     const run = runs.running(p.requestId, p.parentCallId);
     const cts = new vscode.CancellationTokenSource();
-    const sub = rpcToken?.onCancellationRequested(() => cts.cancel());
+    const sub = rpcToken.onCancellationRequested(() => cts.cancel());
     const waiting = runs.expect(p.name, p.arguments);
     try {
-      const r = await vscode.lm.invokeTool(ToolPrefix + p.name, { input: p.arguments as object, toolInvocationToken: run?.token as vscode.ChatParticipantToolToken }, cts.token);
+      const r = await vscode.lm.invokeTool(
+        ToolPrefix + p.name,
+        { input: p.arguments as object, toolInvocationToken: run?.token as vscode.ChatParticipantToolToken },
+        cts.token,
+      );
       const text = r.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : "")).join("");
       // Tether's own tool reports the whole result before invokeTool returns;
       // a result without that report is taken as plain text.
@@ -176,13 +188,18 @@ export function registerToolsInvoke(daemon: Daemon, runs: ComposeRuns): void {
       return whole ?? { content: text, isError: false };
     } finally {
       waiting.cancel();
-      sub?.dispose();
+      sub.dispose();
       cts.dispose();
     }
   });
 }
 
-const statusIcons: Record<string, string> = { running: "loading~spin", ok: "pass", error: "error", refused: "circle-slash" };
+const statusIcons: Record<string, string> = {
+  running: "loading~spin",
+  ok: "pass",
+  error: "error",
+  refused: "circle-slash",
+};
 
 function duration(ms?: number): string {
   return ms === undefined ? "" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
@@ -196,7 +213,11 @@ function runState(run: ComposeRun): string {
 
 /** The header row of a run: its state, when, how many calls. */
 export function runLabel(run: ComposeRun): { label: string; description: string } {
-  const first = run.program.split("\n").find((l) => l.trim() !== "")?.trim() ?? "(empty program)";
+  const first =
+    run.program
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "(empty program)";
   return {
     label: `$(code) ${first.length > 60 ? first.slice(0, 59) + "…" : first}`,
     description: `${runState(run)} · ${run.children.length} calls · ${run.started.toLocaleTimeString()}`,
@@ -205,7 +226,10 @@ export function runLabel(run: ComposeRun): { label: string; description: string 
 
 /** A child's row: its icon, what it did, how long it took. */
 export function childLabel(c: ComposeChild): { label: string; description: string } {
-  return { label: `$(${statusIcons[c.status] ?? "question"}) ${c.title || c.tool}`, description: `${c.tool} · ${c.status} ${duration(c.durationMs)}`.trim() };
+  return {
+    label: `$(${statusIcons[c.status] ?? "question"}) ${c.title || c.tool}`,
+    description: `${c.tool} · ${c.status} ${duration(c.durationMs)}`.trim(),
+  };
 }
 
 function fence(lang: string, text: string): string {
@@ -261,9 +285,16 @@ export async function showComposeRuns(runs: ComposeRuns | undefined, docs: InfoD
   }
   const run = picked.run;
   const rows: Row[] = [
-    { label: "$(code) Program, result, logs and errors", description: runState(run), open: () => docs.show("compose.md", runText(run)) },
+    {
+      label: "$(code) Program, result, logs and errors",
+      description: runState(run),
+      open: () => docs.show("compose.md", runText(run)),
+    },
     ...run.children.map((c, i) => ({ ...childLabel(c), open: () => docs.show(`call-${i + 1}.md`, childText(c)) })),
   ];
-  const row = await vscode.window.showQuickPick(rows, { title: "Compose run", placeHolder: "The program, or one of its calls" });
+  const row = await vscode.window.showQuickPick(rows, {
+    title: "Compose run",
+    placeHolder: "The program, or one of its calls",
+  });
   await row?.open();
 }

@@ -19,7 +19,16 @@
 import * as vscode from "vscode";
 
 import type { Answer } from "./hunks";
-import { AnswerAlways, AnswerNo, AnswerSkip, AnswerYes, ApprovalFetch, ApprovalOutside, ApprovalRequestParams, ApprovalShell } from "./protocol";
+import {
+  AnswerAlways,
+  AnswerNo,
+  AnswerSkip,
+  AnswerYes,
+  ApprovalFetch,
+  ApprovalOutside,
+  ApprovalRequestParams,
+  ApprovalShell,
+} from "./protocol";
 
 /** The tool that puts an approval to the user in the chat (internal/manifest's ApprovalToolName). */
 export const ApprovalToolName = "tether_approval";
@@ -64,7 +73,7 @@ function link(label: string, id: string, answer: Answer, tip: string): string {
 
 /** What "Always" allows, as a short label ("Always allow touch and git"); undefined when it allows no more than this step. */
 export function alwaysLabel(a: ApprovalRequestParams): string | undefined {
-  const scope = a.alwaysScope ?? "";
+  const scope = a.alwaysScope;
   if (scope === "" || scope.startsWith("this ")) {
     return undefined;
   }
@@ -82,18 +91,36 @@ export function alwaysLabel(a: ApprovalRequestParams): string | undefined {
 }
 
 /** The title and message of VS Code's confirmation for one approval. */
-export function confirmationMessages(a: ApprovalRequestParams, id: string): vscode.LanguageModelToolConfirmationMessages {
+export function confirmationMessages(
+  a: ApprovalRequestParams,
+  id: string,
+): vscode.LanguageModelToolConfirmationMessages {
   let title: string;
   const lines: string[] = [];
   switch (a.kind) {
     case ApprovalShell:
-      title = a.sandbox === false ? "Tether: run this command outside the sandbox?" : a.network ? "Tether: run this command with network access?" : "Tether: run this command?";
+      title =
+        a.sandbox === false
+          ? "Tether: run this command outside the sandbox?"
+          : a.network
+            ? "Tether: run this command with network access?"
+            : "Tether: run this command?";
       lines.push(code(a.command ?? a.title));
       if (a.sandbox === false) {
-        lines.push("", text("Outside the sandbox it runs with all of your rights: every file, the network, Docker, your other programs."));
+        lines.push(
+          "",
+          text(
+            "Outside the sandbox it runs with all of your rights: every file, the network, Docker, your other programs.",
+          ),
+        );
       }
       if ((a.untrusted ?? []).length > 0) {
-        lines.push("", text(`This request read content from outside first (${(a.untrusted ?? []).join(", ")}), so this is asked every time.`));
+        lines.push(
+          "",
+          text(
+            `This request read content from outside first (${(a.untrusted ?? []).join(", ")}), so this is asked every time.`,
+          ),
+        );
       }
       break;
     case ApprovalFetch:
@@ -116,9 +143,13 @@ export function confirmationMessages(a: ApprovalRequestParams, id: string): vsco
   lines.push("", "**Allow Once** runs it · **Skip** carries on without it", "");
   const always = alwaysLabel(a);
   if (always) {
-    lines.push(`${link(always, id, AnswerAlways, `Allow it, and from now on ${a.alwaysScope}`)} ${text(`runs it, and from now on: ${a.alwaysScope}`)}  `);
+    lines.push(
+      `${link(always, id, AnswerAlways, `Allow it, and from now on ${a.alwaysScope}`)} ${text(`runs it, and from now on: ${a.alwaysScope}`)}  `,
+    );
   }
-  lines.push(`${link("No, stop", id, AnswerNo, "It does not run, and the agent stops to ask you how to go on")} ${text("does not run it, and stops the agent to ask you how to go on")}`);
+  lines.push(
+    `${link("No, stop", id, AnswerNo, "It does not run, and the agent stops to ask you how to go on")} ${text("does not run it, and stops the agent to ask you how to go on")}`,
+  );
   const message = new vscode.MarkdownString(lines.join("\n"));
   message.isTrusted = { enabledCommands: [ConfirmAnswerCommand] };
   return { title, message };
@@ -219,7 +250,11 @@ export class ChatApprovals implements vscode.LanguageModelTool<Record<string, st
     const entry: Pending = { id: `a${++this.seq}`, key: JSON.stringify(input), approval: p };
     this.pending.set(entry.id, entry);
     try {
-      await this.invokeTool(ApprovalToolName, { input, toolInvocationToken: this.calls.token(p.requestId) as vscode.ChatParticipantToolToken }, token);
+      await this.invokeTool(
+        ApprovalToolName,
+        { input, toolInvocationToken: this.calls.token(p.requestId) as vscode.ChatParticipantToolToken },
+        token,
+      );
       // Skip in VS Code returns a result without running the tool.
       return entry.confirmed ?? AnswerSkip;
     } catch {
@@ -241,15 +276,23 @@ export class ChatApprovals implements vscode.LanguageModelTool<Record<string, st
     return undefined;
   }
 
-  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Record<string, string>>): vscode.PreparedToolInvocation {
+  prepareInvocation(
+    options: vscode.LanguageModelToolInvocationPrepareOptions<Record<string, string>>,
+  ): vscode.PreparedToolInvocation {
     const e = this.byInput(options.input);
     if (!e) {
       // Nothing waits for this (another extension invoked the tool):
       // confirm it anyway, so that nothing is taken as approved unseen.
-      return { invocationMessage: "Tether approval", confirmationMessages: { title: "Tether: approve?", message: "Nothing of Tether's waits for this approval." } };
+      return {
+        invocationMessage: "Tether approval",
+        confirmationMessages: { title: "Tether: approve?", message: "Nothing of Tether's waits for this approval." },
+      };
     }
     // Shown once answered, whatever the answer: it must not say "approved".
-    return { invocationMessage: `Tether asked: ${e.approval.title}`, confirmationMessages: confirmationMessages(e.approval, e.id) };
+    return {
+      invocationMessage: `Tether asked: ${e.approval.title}`,
+      confirmationMessages: confirmationMessages(e.approval, e.id),
+    };
   }
 
   invoke(options: vscode.LanguageModelToolInvocationOptions<Record<string, string>>): vscode.LanguageModelToolResult {
@@ -278,7 +321,11 @@ export class ChatApprovals implements vscode.LanguageModelTool<Record<string, st
 }
 
 /** The answers of Tether's own prompt, in order. */
-export const promptChoices: { answer: Answer; label: string; detail: (a: ApprovalRequestParams) => string | undefined }[] = [
+export const promptChoices: {
+  answer: Answer;
+  label: string;
+  detail: (a: ApprovalRequestParams) => string | undefined;
+}[] = [
   { answer: AnswerYes, label: "$(check) Yes", detail: () => "this once" },
   { answer: AnswerAlways, label: "$(check-all) Always", detail: (a) => a.alwaysScope || undefined },
   { answer: AnswerSkip, label: "$(debug-step-over) Skip", detail: () => "carry on without it" },

@@ -142,7 +142,12 @@ export class Daemon implements vscode.Disposable {
   /** Handle a notification; several handlers of one method each get it, in order. */
   onNotification<P>(type: NotificationType<P>, handler: NoInfer<NotificationHandler<P>>): void {
     const before = this.notificationChains.get(type.method) as NotificationHandler<P> | undefined;
-    const h: NotificationHandler<P> = before ? (p) => (before(p), handler(p)) : handler;
+    const h: NotificationHandler<P> = before
+      ? (p) => {
+          before(p);
+          handler(p);
+        }
+      : handler;
     this.notificationChains.set(type.method, h);
     const register = (conn: MessageConnection) => void conn.onNotification(type, h);
     this.notificationHandlers.set(type.method, register);
@@ -170,7 +175,11 @@ export class Daemon implements vscode.Disposable {
    * $/cancelRequest. The method's declaration in protocol.ts types the
    * params and the result.
    */
-  async request<P, R>(type: RequestType<P, R, void>, params: NoInfer<RequestParam<P>>, token?: vscode.CancellationToken): Promise<R> {
+  async request<P, R>(
+    type: RequestType<P, R, void>,
+    params: NoInfer<RequestParam<P>>,
+    token?: vscode.CancellationToken,
+  ): Promise<R> {
     const conn = await this.ready();
     if (token) {
       return conn.sendRequest(type, params, token as unknown as RpcCancellationToken);
@@ -265,7 +274,7 @@ export class Daemon implements vscode.Disposable {
     this.setState(this.policy.attempts > 0 ? "restarting" : "starting");
     const cfg = readConfig();
     const folders = vscode.workspace.workspaceFolders ?? [];
-    const root = folders[0]?.uri.fsPath;
+    const root = folders.at(0)?.uri.fsPath;
     const binary = daemonPath(cfg.path, this.opts.extensionPath, root);
     if (!this.exists(binary)) {
       const hint = cfg.path
@@ -287,7 +296,9 @@ export class Daemon implements vscode.Disposable {
     this.startedAt = Date.now();
     const died = new Promise<never>((_, reject) => {
       proc.once("error", (e) => reject(new DaemonError(`The Tether daemon could not be started: ${e.message}`)));
-      proc.once("exit", (code, signal) => reject(new DaemonError(`The Tether daemon exited (${exitText(code, signal)}) before it was ready.`)));
+      proc.once("exit", (code, signal) =>
+        reject(new DaemonError(`The Tether daemon exited (${exitText(code, signal)}) before it was ready.`)),
+      );
     });
     died.catch(() => undefined);
     proc.on("error", (e) => this.opts.log.error(`daemon process: ${e.message}`));
@@ -295,7 +306,11 @@ export class Daemon implements vscode.Disposable {
     if (proc.stderr) {
       readline.createInterface({ input: proc.stderr }).on("line", (line) => logDaemonLine(this.opts.log, line));
     }
-    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!), {
+    if (!proc.stdout || !proc.stdin) {
+      proc.kill();
+      throw new DaemonError("The Tether daemon was started without pipes for its input and output.");
+    }
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin), {
       error: (m) => this.opts.log.error(m),
       warn: (m) => this.opts.log.warn(m),
       info: (m) => this.opts.log.info(m),
@@ -314,7 +329,10 @@ export class Daemon implements vscode.Disposable {
     const hangMs = this.opts.initializeTimeoutMs ?? 30_000;
     let hangTimer: NodeJS.Timeout | undefined;
     const hung = new Promise<never>((_, reject) => {
-      hangTimer = setTimeout(() => reject(new HungError(`The Tether daemon did not answer within ${hangMs / 1000} s of starting.`)), hangMs);
+      hangTimer = setTimeout(
+        () => reject(new HungError(`The Tether daemon did not answer within ${hangMs / 1000} s of starting.`)),
+        hangMs,
+      );
     });
     hung.catch(() => undefined);
     try {
@@ -350,7 +368,9 @@ export class Daemon implements vscode.Disposable {
     this.conn = conn;
     this.initializeResult = result;
     this.lastError = undefined;
-    this.opts.log.info(`${result.serverInfo.name} ${result.serverInfo.version} ready with ${result.tools?.length ?? 0} tools`);
+    this.opts.log.info(
+      `${result.serverInfo.name} ${result.serverInfo.version} ready with ${result.tools?.length ?? 0} tools`,
+    );
     this.setState("ready");
     this.startEmitter.fire(conn);
     return conn;
@@ -361,7 +381,14 @@ export class Daemon implements vscode.Disposable {
       processId: process.pid,
       clientInfo: { name: "tether-vscode", version: this.opts.clientVersion },
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
-      capabilities: { diagnostics: true, approval: true, askUser: true, todo: true, models: true, ...(cfg.composeCallsInChat ? { invokeTools: true } : {}) },
+      capabilities: {
+        diagnostics: true,
+        approval: true,
+        askUser: true,
+        todo: true,
+        models: true,
+        ...(cfg.composeCallsInChat ? { invokeTools: true } : {}),
+      },
       settings: daemonSettings(cfg, findRipgrep(vscode.env.appRoot)),
     };
   }
@@ -420,7 +447,7 @@ export class Daemon implements vscode.Disposable {
   }
 
   private logMessage(p: LogMessageParams): void {
-    const text = p.message ?? "";
+    const text = p.message;
     switch (p.type) {
       case 1:
         this.opts.log.error(text);

@@ -25,7 +25,7 @@ export function toLspDiagnostic(d: vscode.Diagnostic): Diagnostic {
     severity: (Math.min(Math.max(d.severity, 0), 3) + 1) as DiagnosticSeverity,
     message: d.message,
   };
-  const code = typeof d.code === "object" && d.code !== null ? d.code.value : d.code;
+  const code = typeof d.code === "object" ? d.code.value : d.code;
   if (code !== undefined && code !== "") {
     out.code = code;
   }
@@ -71,7 +71,10 @@ export class DiagnosticsFeeder implements vscode.Disposable {
 
   private readonly log: FeederOptions["log"];
 
-  constructor(private readonly daemon: Daemon, opts: FeederOptions = {}) {
+  constructor(
+    private readonly daemon: Daemon,
+    opts: FeederOptions = {},
+  ) {
     this.log = opts.log;
     this.debounceMs = opts.debounceMs ?? 100;
     this.schedule = opts.schedule ?? defaultSchedule;
@@ -163,7 +166,10 @@ export class DiagnosticsFeeder implements vscode.Disposable {
    */
   private sendDirty(): void {
     const docs = vscode.workspace.textDocuments.filter((d) => !d.isClosed && isFile(d.uri));
-    const uris = docs.filter((d) => d.isDirty).map((d) => d.uri.toString()).sort();
+    const uris = docs
+      .filter((d) => d.isDirty)
+      .map((d) => d.uri.toString())
+      .sort();
     const open = docs.map((d) => d.uri.toString()).sort();
     const key = `${uris.join("\n")}\n\n${open.join("\n")}`;
     if (key === this.lastDirty) {

@@ -35,7 +35,7 @@ export class EditReview {
     this.original = params.original ?? "";
     this.proposed = params.proposed ?? "";
     this.generated = this.proposed;
-    const name = path.basename(params.path || "proposal");
+    const name = path.basename(params.path ?? "") || "proposal";
     this.originalUri = vscode.Uri.from({ scheme: OriginalScheme, path: `/${key}/${name}` });
     this.proposedUri = vscode.Uri.from({ scheme: ProposedScheme, path: `/${key}/${name}` });
     fs.set(this.proposedUri, this.proposed);
@@ -51,7 +51,7 @@ export class EditReview {
    * through tether mcp).
    */
   get title(): string {
-    const name = path.basename(this.params.path || "proposal");
+    const name = path.basename(this.params.path ?? "") || "proposal";
     const from = this.params.from ? ` (from ${this.params.from})` : "";
     if (this.params.kind === ApprovalMemory) {
       return `Review Tether's memory change: ${name}${from}`;
@@ -74,9 +74,7 @@ export class EditReview {
   /** Opens the proposal's document, and notes its text as first shown. */
   async load(): Promise<void> {
     const doc = await vscode.workspace.openTextDocument(this.proposedUri);
-    if (this.shown === undefined) {
-      this.shown = doc.getText();
-    }
+    this.shown ??= doc.getText();
   }
 
   document(): vscode.TextDocument | undefined {

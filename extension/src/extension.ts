@@ -23,8 +23,12 @@ let approvals: Approvals | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel("Tether", { log: true });
-  const pkg = context.extension.packageJSON as { version?: string; contributes?: { languageModelTools?: { name: string }[] } };
-  daemon = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
+  const pkg = context.extension.packageJSON as {
+    version?: string;
+    contributes?: { languageModelTools?: { name: string }[] };
+  };
+  const d = new Daemon({ extensionPath: context.extensionPath, clientVersion: pkg.version ?? "0.0.0", log });
+  daemon = d;
   approvals = new Approvals(daemon, log);
   const composeRuns = new ComposeRuns(daemon);
   const tools = { ...newToolContext(approvals.chat.calls, new RequestLog(context.workspaceState)), composeRuns };
@@ -39,11 +43,17 @@ export function activate(context: vscode.ExtensionContext): void {
     new PlanView(daemon, docs),
     docs,
     composeRuns,
-    ...registerTools(daemon, (pkg.contributes?.languageModelTools ?? []).map((t) => t.name), log, tools, approvals.chat),
+    ...registerTools(
+      daemon,
+      (pkg.contributes?.languageModelTools ?? []).map((t) => t.name),
+      log,
+      tools,
+      approvals.chat,
+    ),
     ...registerCommands(daemon, approvals, docs, log, tools.requests, composeRuns),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(configSection)) {
-        void offerRestart(daemon!);
+        void offerRestart(d);
       }
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
@@ -62,7 +72,10 @@ async function offerRestart(d: Daemon): Promise<void> {
     return;
   }
   const restart = "Restart";
-  const choice = await vscode.window.showInformationMessage("Tether's settings changed. Restart its daemon to apply them?", restart);
+  const choice = await vscode.window.showInformationMessage(
+    "Tether's settings changed. Restart its daemon to apply them?",
+    restart,
+  );
   if (choice === restart) {
     await d.restart();
   }

@@ -46,7 +46,12 @@ export interface Composed {
  * both sides), as the daemon's diff.ApplyHunks assumes too; with every hunk
  * kept the result is proposed.
  */
-export function compose(original: string, proposed: string, hunks: readonly Hunk[], dropped: ReadonlySet<number>): Composed {
+export function compose(
+  original: string,
+  proposed: string,
+  hunks: readonly Hunk[],
+  dropped: ReadonlySet<number>,
+): Composed {
   const a = splitLines(original);
   const b = splitLines(proposed);
   const sorted = [...hunks].sort((x, y) => x.oldStart - y.oldStart);

@@ -25,7 +25,9 @@ export async function showMemories(daemon: Daemon): Promise<void> {
   const list = await daemon.request(memoryList, {});
   const memories = list.memories ?? [];
   if (memories.length === 0) {
-    void vscode.window.showInformationMessage(`Tether has no memories for this project yet (they are kept in ${list.dir}).`);
+    void vscode.window.showInformationMessage(
+      `Tether has no memories for this project yet (they are kept in ${list.dir}).`,
+    );
     return;
   }
   const picked = await vscode.window.showQuickPick(memories.map(memoryItem), {

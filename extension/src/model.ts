@@ -47,7 +47,9 @@ export function toChatMessages(msgs: readonly ChatMessage[]): vscode.LanguageMod
   let results: vscode.LanguageModelToolResultPart[] | undefined;
   for (const m of msgs) {
     if (m.role === "tool") {
-      const part = new vscode.LanguageModelToolResultPart(m.toolCallId ?? "", [new vscode.LanguageModelTextPart(m.content)]);
+      const part = new vscode.LanguageModelToolResultPart(m.toolCallId ?? "", [
+        new vscode.LanguageModelTextPart(m.content),
+      ]);
       if (results) {
         results.push(part);
       } else {
@@ -85,7 +87,11 @@ function inputObject(args: unknown): object {
 }
 
 function toChatTools(tools: readonly ChatTool[]): vscode.LanguageModelChatTool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: (t.inputSchema ?? undefined) as object | undefined }));
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: typeof t.inputSchema === "object" && t.inputSchema !== null ? t.inputSchema : undefined,
+  }));
 }
 
 /**
@@ -99,9 +105,12 @@ export class ModelBridge {
     daemon: Daemon,
     private readonly log: vscode.LogOutputChannel,
     private readonly lm: ModelSource = vscode.lm,
-    private readonly setting: () => string = () => vscode.workspace.getConfiguration(configSection).get<string>(modelSettingKey, ""),
+    private readonly setting: () => string = () =>
+      vscode.workspace.getConfiguration(configSection).get<string>(modelSettingKey, ""),
   ) {
-    daemon.onRequest(modelChat, (p: ModelChatParams, token) => this.chat(p, token as unknown as vscode.CancellationToken));
+    daemon.onRequest(modelChat, (p: ModelChatParams, token) =>
+      this.chat(p, token as unknown as vscode.CancellationToken),
+    );
   }
 
   async chat(p: ModelChatParams, token: vscode.CancellationToken): Promise<ModelChatResult> {
@@ -125,7 +134,7 @@ export class ModelBridge {
         if (part instanceof vscode.LanguageModelTextPart) {
           content += part.value;
         } else if (part instanceof vscode.LanguageModelToolCallPart) {
-          toolCalls.push({ id: part.callId, name: part.name, arguments: part.input ?? {} });
+          toolCalls.push({ id: part.callId, name: part.name, arguments: part.input });
         }
       }
     } catch (e) {
@@ -149,7 +158,7 @@ export class ModelBridge {
     const configured = this.setting();
     const selector = modelSelector(configured);
     if (selector) {
-      const [m] = await this.lm.selectChatModels(selector);
+      const m = (await this.lm.selectChatModels(selector)).at(0);
       if (!m) {
         throw new ResponseError(
           ModelErrorCodes.NoModel,
@@ -159,12 +168,12 @@ export class ModelBridge {
       return m;
     }
     if (hint) {
-      const [m] = await this.lm.selectChatModels({ family: hint });
+      const m = (await this.lm.selectChatModels({ family: hint })).at(0);
       if (m) {
         return m;
       }
     }
-    const [first] = await this.lm.selectChatModels();
+    const first = (await this.lm.selectChatModels()).at(0);
     if (!first) {
       throw new ResponseError(
         ModelErrorCodes.NoModel,
@@ -175,7 +184,11 @@ export class ModelBridge {
   }
 
   /** Counts tokens with the model's tokenizer; a count it cannot give is estimated. */
-  private async count(model: vscode.LanguageModelChat, parts: (string | vscode.LanguageModelChatMessage)[], token: vscode.CancellationToken): Promise<number> {
+  private async count(
+    model: vscode.LanguageModelChat,
+    parts: (string | vscode.LanguageModelChatMessage)[],
+    token: vscode.CancellationToken,
+  ): Promise<number> {
     const counts = await Promise.all(
       parts.map(async (p) => {
         try {
@@ -190,7 +203,7 @@ export class ModelBridge {
   }
 
   /** Says why a model turn failed, in words the daemon passes to the agent and the user. */
-  private failure(model: vscode.LanguageModelChat, e: unknown): ResponseError<void> {
+  private failure(model: vscode.LanguageModelChat, e: unknown): ResponseError {
     const name = `${model.name || model.id} (${model.vendor})`;
     this.log.warn(`model/chat with ${name}: ${errorText(e)}`);
     if (e instanceof vscode.LanguageModelError) {
@@ -198,7 +211,10 @@ export class ModelBridge {
         case vscode.LanguageModelError.NoPermissions.name:
           return new ResponseError(ModelErrorCodes.Refused, `the user has not allowed Tether to use ${name}`);
         case vscode.LanguageModelError.Blocked.name:
-          return new ResponseError(ModelErrorCodes.Refused, `${name} refused the request (a quota or a policy): ${e.message}`);
+          return new ResponseError(
+            ModelErrorCodes.Refused,
+            `${name} refused the request (a quota or a policy): ${e.message}`,
+          );
         case vscode.LanguageModelError.NotFound.name:
           return new ResponseError(ModelErrorCodes.NoModel, `${name} is no longer available`);
       }

@@ -59,12 +59,25 @@ export function ripgrepCandidates(appRoot: string, platform = process.platform, 
     path.join(appRoot, "node_modules", "@vscode", "ripgrep", "bin", rg),
     path.join(appRoot, "node_modules.asar.unpacked", "@vscode", "ripgrep", "bin", rg),
     path.join(appRoot, "node_modules", "@vscode", "ripgrep-universal", "bin", platformDir(platform, arch), rg),
-    path.join(appRoot, "node_modules.asar.unpacked", "@vscode", "ripgrep-universal", "bin", platformDir(platform, arch), rg),
+    path.join(
+      appRoot,
+      "node_modules.asar.unpacked",
+      "@vscode",
+      "ripgrep-universal",
+      "bin",
+      platformDir(platform, arch),
+      rg,
+    ),
   ];
 }
 
 /** VS Code's ripgrep, or undefined (the daemon then looks on PATH). */
-export function findRipgrep(appRoot: string | undefined, exists: Exists = fileExists, platform = process.platform, arch = process.arch): string | undefined {
+export function findRipgrep(
+  appRoot: string | undefined,
+  exists: Exists = fileExists,
+  platform = process.platform,
+  arch = process.arch,
+): string | undefined {
   if (!appRoot) {
     return undefined;
   }

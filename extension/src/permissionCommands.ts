@@ -5,15 +5,11 @@ import * as vscode from "vscode";
 
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
-import {
-  permissionsList,
-  permissionsRemove,
-  permissionsReset,
-  PermissionRule,
-} from "./protocol";
+import { permissionsList, permissionsRemove, permissionsReset, PermissionRule } from "./protocol";
 
 /** A rule in words: the daemon's own description, or the same built here. */
 export function describeRule(r: PermissionRule): string {
+  const kind: string = r.kind; // a kind of a newer daemon falls through the switch
   if (r.description) {
     return r.description;
   }
@@ -31,7 +27,7 @@ export function describeRule(r: PermissionRule): string {
     case "memory":
       return "always write project memory";
   }
-  return `always ${r.kind}`;
+  return `always ${kind}`;
 }
 
 type Action = "reset" | "open" | "rule";
@@ -54,14 +50,20 @@ export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Pr
   const res = await daemon.request(permissionsList, {});
   const rules = res.rules ?? [];
   const items: Item[] = rules.map(ruleItem);
-  items.push({ label: "", kind: vscode.QuickPickItemKind.Separator }, { label: "$(file) Open the saved answers", description: res.path, action: "open" });
+  items.push(
+    { label: "", kind: vscode.QuickPickItemKind.Separator },
+    { label: "$(file) Open the saved answers", description: res.path, action: "open" },
+  );
   if (rules.length > 0) {
     items.push({ label: "$(trash) Forget all of them…", action: "reset" });
   }
-  const count = rules.length === 0 ? "nothing is allowed always: Tether asks every time" : `${rules.length} saved answer${rules.length === 1 ? "" : "s"}; pick one to forget it`;
+  const count =
+    rules.length === 0
+      ? "nothing is allowed always: Tether asks every time"
+      : `${rules.length} saved answer${rules.length === 1 ? "" : "s"}; pick one to forget it`;
   const picked = await vscode.window.showQuickPick(items, {
     title: "Tether: what “Always” allows in this project",
-    placeHolder: `Mode ${res.mode || "default"}; ${count}`,
+    placeHolder: `Mode ${res.mode}; ${count}`,
   });
   if (picked?.action === "rule" && picked.rule) {
     await removePermission(daemon, picked.rule);
@@ -71,7 +73,14 @@ export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Pr
     if (res.path && fs.existsSync(res.path)) {
       await vscode.window.showTextDocument(vscode.Uri.file(res.path), { preview: true });
     } else {
-      const lines = ["# What “Always” allows in this project", "", `Permission mode: ${res.mode || "default"}`, "", ...rules.map((r) => `- ${describeRule(r)}`), ""];
+      const lines = [
+        "# What “Always” allows in this project",
+        "",
+        `Permission mode: ${res.mode}`,
+        "",
+        ...rules.map((r) => `- ${describeRule(r)}`),
+        "",
+      ];
       await docs.show("Tether permissions.md", lines.join("\n"));
     }
   }
@@ -80,12 +89,18 @@ export async function reviewPermissions(daemon: Daemon, docs: InfoDocuments): Pr
 /** Forgets one saved answer, after the user says so. */
 export async function removePermission(daemon: Daemon, rule: PermissionRule): Promise<void> {
   const forget = "Forget It";
-  const ok = await vscode.window.showWarningMessage(`Forget “${describeRule(rule)}”? Tether will ask again before doing that.`, { modal: true }, forget);
+  const ok = await vscode.window.showWarningMessage(
+    `Forget “${describeRule(rule)}”? Tether will ask again before doing that.`,
+    { modal: true },
+    forget,
+  );
   if (ok !== forget) {
     return;
   }
   const res = await daemon.request(permissionsRemove, { rules: [rule] });
-  void vscode.window.showInformationMessage(res.removed > 0 ? `Tether forgot: ${describeRule(rule)}.` : "That answer was already gone.");
+  void vscode.window.showInformationMessage(
+    res.removed > 0 ? `Tether forgot: ${describeRule(rule)}.` : "That answer was already gone.",
+  );
 }
 
 export async function resetPermissions(daemon: Daemon): Promise<void> {

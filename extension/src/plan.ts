@@ -136,18 +136,26 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const key = liveKey(a);
     this.live.delete(key);
     this.live.set(key, a);
-    while (this.live.size > maxLive) {
-      this.live.delete(this.live.keys().next().value!);
+    for (const old of this.live.keys()) {
+      if (this.live.size <= maxLive) {
+        break;
+      }
+      this.live.delete(old);
     }
     this.changed();
   }
 
   private changed(): void {
     const left = this.items.filter((i) => i.status !== "done").length;
-    this.view.badge = left > 0 ? { value: left, tooltip: `${left} step${left === 1 ? "" : "s"} of the plan left` } : undefined;
+    this.view.badge =
+      left > 0 ? { value: left, tooltip: `${left} step${left === 1 ? "" : "s"} of the plan left` } : undefined;
     // The view stays hidden until there is something to show, so it never
     // activates the extension or takes room for nothing.
-    void vscode.commands.executeCommand("setContext", HasPlanContext, this.items.length > 0 || this.requests().length > 0);
+    void vscode.commands.executeCommand(
+      "setContext",
+      HasPlanContext,
+      this.items.length > 0 || this.requests().length > 0,
+    );
     this.emitter.fire();
   }
 
@@ -280,7 +288,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   }
 
   dispose(): void {
-    this.disposables.forEach((d) => d.dispose());
+    for (const d of this.disposables) {
+      d.dispose();
+    }
     this.emitter.dispose();
   }
 }

@@ -47,7 +47,9 @@ export class ProposalFs implements vscode.FileSystemProvider {
     return [];
   }
 
-  createDirectory(): void {}
+  createDirectory(): void {
+    // A proposal is one file: there is no directory to make.
+  }
 
   readFile(uri: vscode.Uri): Uint8Array {
     const f = this.files.get(uri.path);

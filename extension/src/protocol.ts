@@ -317,7 +317,15 @@ export const StopLength: StopReason = "length"; // the turn hit maxTokens
  * ChangeStatuses lists every ChangeStatus, in the order they are
  * documented.
  */
-export const ChangeStatuses = [StatusWritten, StatusUnchanged, StatusStaged, StatusDeclined, StatusSkipped, StatusRefused, StatusFailed] as const;
+export const ChangeStatuses = [
+  StatusWritten,
+  StatusUnchanged,
+  StatusStaged,
+  StatusDeclined,
+  StatusSkipped,
+  StatusRefused,
+  StatusFailed,
+] as const;
 
 /** Modes lists every permission mode in the order they are documented. */
 export const Modes = [ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDryRun] as const;
@@ -1133,7 +1141,9 @@ export const permissionsReset = new RequestType<None, PermissionsResetResult, vo
  * permissions/remove (client → daemon): forgets the saved "always" answers named, as
  * permissions/list gave them.
  */
-export const permissionsRemove = new RequestType<PermissionsRemoveParams, PermissionsRemoveResult, void>(MethodPermissionsRemove);
+export const permissionsRemove = new RequestType<PermissionsRemoveParams, PermissionsRemoveResult, void>(
+  MethodPermissionsRemove,
+);
 
 /** staged/list (client → daemon): lists the changes dryRun mode kept, oldest first. */
 export const stagedList = new RequestType<None, StagedListResult, void>(MethodStagedList);
@@ -1170,7 +1180,9 @@ export const workspaceSaved = new NotificationType<WorkspaceSavedParams>(MethodW
 export const cancelRequest = new NotificationType<CancelParams>(MethodCancelRequest);
 
 /** approval/request (daemon → client): asks the user to allow one step of a call. */
-export const approvalRequest = new RequestType<ApprovalRequestParams, ApprovalRequestResult, void>(MethodApprovalRequest);
+export const approvalRequest = new RequestType<ApprovalRequestParams, ApprovalRequestResult, void>(
+  MethodApprovalRequest,
+);
 
 /** user/ask (daemon → client): puts a question to the user (the ask_user tool). */
 export const userAsk = new RequestType<UserAskParams, UserAskResult, void>(MethodUserAsk);

@@ -104,8 +104,6 @@ export class RequestLog {
       return;
     }
     ids.sort((a, b) => this.entries[a].started - this.entries[b].started);
-    for (const id of ids.slice(0, ids.length - keepRequests)) {
-      delete this.entries[id];
-    }
+    this.entries = Object.fromEntries(ids.slice(ids.length - keepRequests).map((id) => [id, this.entries[id]]));
   }
 }

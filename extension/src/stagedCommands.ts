@@ -5,14 +5,7 @@ import * as vscode from "vscode";
 
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
-import {
-  stagedApply,
-  stagedDrop,
-  stagedList,
-  StagedApplyResult,
-  StagedChange,
-  StagedParams,
-} from "./protocol";
+import { stagedApply, stagedDrop, stagedList, StagedApplyResult, StagedChange, StagedParams } from "./protocol";
 
 type Pick = vscode.QuickPickItem & { change?: StagedChange; all?: "apply" | "drop" };
 
@@ -53,7 +46,9 @@ export async function reviewStaged(daemon: Daemon, docs: InfoDocuments): Promise
   const list = await daemon.request(stagedList, {});
   const staged = list.staged ?? [];
   if (staged.length === 0) {
-    void vscode.window.showInformationMessage("Tether has no staged changes (they are made in the dryRun permission mode).");
+    void vscode.window.showInformationMessage(
+      "Tether has no staged changes (they are made in the dryRun permission mode).",
+    );
     return;
   }
   const items: Pick[] = [
@@ -62,7 +57,11 @@ export async function reviewStaged(daemon: Daemon, docs: InfoDocuments): Promise
     { label: `$(check-all) Apply all ${staged.length}`, all: "apply" },
     { label: `$(trash) Drop all ${staged.length}…`, all: "drop" },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: "Tether: staged changes", placeHolder: "Pick one to see its diff", matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: "Tether: staged changes",
+    placeHolder: "Pick one to see its diff",
+    matchOnDetail: true,
+  });
   if (!picked) {
     return;
   }
@@ -71,12 +70,23 @@ export async function reviewStaged(daemon: Daemon, docs: InfoDocuments): Promise
   }
   if (picked.all === "drop") {
     const dropAll = "Drop All";
-    const ok = await vscode.window.showWarningMessage(`Drop all ${staged.length} staged changes? They will not be written.`, { modal: true }, dropAll);
+    const ok = await vscode.window.showWarningMessage(
+      `Drop all ${staged.length} staged changes? They will not be written.`,
+      { modal: true },
+      dropAll,
+    );
     return ok === dropAll ? drop(daemon) : undefined;
   }
-  const c = picked.change!;
+  const c = picked.change;
+  if (!c) {
+    return; // the separator
+  }
   await docs.show(`staged-${c.id}.diff`, c.diff || "(no diff)\n");
-  const choice = await vscode.window.showInformationMessage(`“${c.title}”: apply it to the files, or drop it?`, "Apply", "Drop");
+  const choice = await vscode.window.showInformationMessage(
+    `“${c.title}”: apply it to the files, or drop it?`,
+    "Apply",
+    "Drop",
+  );
   if (choice === "Apply") {
     await apply(daemon, [c.id]);
   } else if (choice === "Drop") {

@@ -16,8 +16,22 @@ interface Look {
 }
 
 const looks: Record<DaemonState, Look> = {
-  starting: { icon: "$(loading~spin)", words: "starting", label: "starting", alarm: false, command: "tether.showLog", action: "Click to show the log." },
-  ready: { icon: "$(shield)", words: "", label: "ready", alarm: false, command: "tether.showLog", action: "Click to show the log." },
+  starting: {
+    icon: "$(loading~spin)",
+    words: "starting",
+    label: "starting",
+    alarm: false,
+    command: "tether.showLog",
+    action: "Click to show the log.",
+  },
+  ready: {
+    icon: "$(shield)",
+    words: "",
+    label: "ready",
+    alarm: false,
+    command: "tether.showLog",
+    action: "Click to show the log.",
+  },
   restarting: {
     icon: "$(sync~spin)",
     words: "restarting",
@@ -26,7 +40,14 @@ const looks: Record<DaemonState, Look> = {
     command: "tether.restart",
     action: "Click to restart it now.",
   },
-  stopped: { icon: "$(circle-slash)", words: "stopped", label: "stopped", alarm: false, command: "tether.restart", action: "Click to start it." },
+  stopped: {
+    icon: "$(circle-slash)",
+    words: "stopped",
+    label: "stopped",
+    alarm: false,
+    command: "tether.restart",
+    action: "Click to start it.",
+  },
   failed: {
     icon: "$(error)",
     words: "stopped",
@@ -40,7 +61,11 @@ const looks: Record<DaemonState, Look> = {
 /** What the status item shows for a state: text, colour, tooltip lines and click. */
 export function statusLook(state: DaemonState, reason: string | undefined): Look & { text: string; reason?: string } {
   const look = looks[state];
-  return { ...look, text: look.words ? `${look.icon} Tether: ${look.words}` : `${look.icon} Tether`, reason: look.alarm || state === "stopped" ? reason : undefined };
+  return {
+    ...look,
+    text: look.words ? `${look.icon} Tether: ${look.words}` : `${look.icon} Tether`,
+    reason: look.alarm || state === "stopped" ? reason : undefined,
+  };
 }
 
 /**

@@ -4,7 +4,16 @@ import { ComposeTool, type ComposeRuns } from "./compose";
 import { ActiveCalls, ApprovalToolName, ChatApprovals } from "./confirm";
 import { Daemon, errorText } from "./daemon";
 import { ToolPrefix } from "./names";
-import { ApprovalEdit, ApprovalRequestParams, requestsTurn, toolsCall, toolsPrepare, ToolCallParams, ToolCallResult, ToolPrepareResult } from "./protocol";
+import {
+  ApprovalEdit,
+  ApprovalRequestParams,
+  requestsTurn,
+  toolsCall,
+  toolsPrepare,
+  ToolCallParams,
+  ToolCallResult,
+  ToolPrepareResult,
+} from "./protocol";
 import { RequestIds } from "./requestIds";
 import { RequestLog } from "./requestLog";
 
@@ -19,7 +28,10 @@ export interface ToolContext {
   composeRuns?: ComposeRuns;
 }
 
-export function newToolContext(calls: ActiveCalls = new ActiveCalls(), requests: RequestLog = new RequestLog()): ToolContext {
+export function newToolContext(
+  calls: ActiveCalls = new ActiveCalls(),
+  requests: RequestLog = new RequestLog(),
+): ToolContext {
   return { ids: new RequestIds(), calls, requests, titles: new Map() };
 }
 
@@ -87,7 +99,8 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
     const title = this.ctx.titles.get(key);
     this.ctx.titles.delete(key);
     const composeRuns = this.ctx.composeRuns;
-    const run = this.name === ComposeTool ? composeRuns?.begin(requestId, input, options.toolInvocationToken) : undefined;
+    const run =
+      this.name === ComposeTool ? composeRuns?.begin(requestId, input, options.toolInvocationToken) : undefined;
     try {
       const params: ToolCallParams = { name: this.name, arguments: input, requestId };
       const budget = options.tokenizationOptions?.tokenBudget;
@@ -135,8 +148,11 @@ export class TetherTool implements vscode.LanguageModelTool<unknown> {
 function remember(m: Map<string, string>, key: string, value: string): void {
   m.delete(key);
   m.set(key, value);
-  if (m.size > 64) {
-    m.delete(m.keys().next().value!);
+  for (const old of m.keys()) {
+    if (m.size <= 64) {
+      break;
+    }
+    m.delete(old);
   }
 }
 

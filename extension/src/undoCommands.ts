@@ -6,14 +6,7 @@ import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
 import type { InfoDocuments } from "./infoDocuments";
 import type { RequestEntry, RequestLog } from "./requestLog";
-import {
-  Checkpoint,
-  undoList,
-  undoShow,
-  undoUndo,
-  UndoParams,
-  UndoResult,
-} from "./protocol";
+import { Checkpoint, undoList, undoShow, undoUndo, UndoParams, UndoResult } from "./protocol";
 
 /** One line for the notification, and the full story for "Show details". */
 export function describeUndo(r: UndoResult): { summary: string; details: string; clean: boolean } {
@@ -56,7 +49,11 @@ export function describeUndo(r: UndoResult): { summary: string; details: string;
       "",
     );
   }
-  return { summary: summary + ".", details: lines.join("\n"), clean: conflicts.length === 0 && replaced.length === 0 && !r.damaged };
+  return {
+    summary: summary + ".",
+    details: lines.join("\n"),
+    clean: conflicts.length === 0 && replaced.length === 0 && !r.damaged,
+  };
 }
 
 export async function undo(daemon: Daemon, docs: InfoDocuments, id?: string): Promise<void> {
@@ -107,18 +104,23 @@ export function relativeTime(t: number, now: number = Date.now()): string {
 
 /** "greet.txt +2 −2": a file and the lines its request added and removed, when known. */
 function fileWithCounts(file: string, counts: RequestEntry["files"] | undefined): string {
-  const c = counts?.[file] ?? Object.entries(counts ?? {}).find(([k]) => file.endsWith(`/${k}`) || k.endsWith(`/${file}`))?.[1];
+  const c =
+    counts?.[file] ?? Object.entries(counts ?? {}).find(([k]) => file.endsWith(`/${k}`) || k.endsWith(`/${file}`))?.[1];
   return c ? `${file} +${c.added} −${c.removed}` : file;
 }
 
-export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number = Date.now()): vscode.QuickPickItem & { id: string } {
+export function checkpointItem(
+  c: Checkpoint,
+  entry?: RequestEntry,
+  now: number = Date.now(),
+): vscode.QuickPickItem & { id: string } {
   const files = c.files ?? [];
   const when = relativeTime(Date.parse(c.created), now);
   const from = entry?.calls.length ? ` · ${entry.calls.join(", ")}` : "";
   const icon = c.damaged || (c.interrupted && !c.undone) ? "$(warning)" : c.undone ? "$(discard)" : "$(history)";
   // The daemon names a checkpoint it could not read whole "damaged: …"
   // itself; the label says it only where the summary does not.
-  const saysDamaged = c.damaged && !/^damaged\b/.test(c.summary ?? "");
+  const saysDamaged = c.damaged && !/^damaged\b/.test(c.summary);
   const state = [c.undone ? "undone" : "", saysDamaged ? "damaged" : ""].filter(Boolean).join(", ");
   const listed = files.map((f) => fileWithCounts(f, entry?.files)).join(", ");
   return {
@@ -127,7 +129,9 @@ export function checkpointItem(c: Checkpoint, entry?: RequestEntry, now: number 
     description: `${when}${from}`,
     // The damage says what undo can and cannot put back: the user needs
     // it before choosing to undo, not after.
-    detail: [listed, c.damaged ? damageSentence(c.damaged) : "", c.interrupted && !c.undone ? `${c.interrupted}.` : ""].filter(Boolean).join(" · "),
+    detail: [listed, c.damaged ? damageSentence(c.damaged) : "", c.interrupted && !c.undone ? `${c.interrupted}.` : ""]
+      .filter(Boolean)
+      .join(" · "),
   };
 }
 
@@ -155,7 +159,10 @@ export async function showCheckpoints(daemon: Daemon, docs: InfoDocuments, reque
   const cp = checkpoints.find((c) => c.id === picked.id);
   if (cp && !cp.undone) {
     const choice = cp.damaged
-      ? await vscode.window.showWarningMessage(`Undo “${cp.summary || cp.id}”? ${damageSentence(cp.damaged)}`, "Undo this request")
+      ? await vscode.window.showWarningMessage(
+          `Undo “${cp.summary || cp.id}”? ${damageSentence(cp.damaged)}`,
+          "Undo this request",
+        )
       : await vscode.window.showInformationMessage(`Undo “${cp.summary || cp.id}”?`, "Undo this request");
     if (choice === "Undo this request") {
       await undo(daemon, docs, cp.id);

@@ -13,7 +13,14 @@ const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
 const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
 const hunks: Hunk[] = [
   { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
-  { id: 2, oldStart: 12, oldLines: 7, newStart: 12, newLines: 7, lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"] },
+  {
+    id: 2,
+    oldStart: 12,
+    oldLines: 7,
+    newStart: 12,
+    newLines: 7,
+    lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"],
+  },
 ];
 const edit: ApprovalRequestParams = {
   requestId: "r1",
@@ -45,7 +52,7 @@ async function request(p: ApprovalRequestParams = edit) {
 }
 
 function proposedUri(): Uri {
-  return approvals.reviews[0].proposedUri as unknown as Uri;
+  return approvals.reviews[0].proposedUri;
 }
 
 test("an edit opens a diff of original and proposal that does not take focus", async () => {
@@ -58,13 +65,13 @@ test("an edit opens a diff of original and proposal that does not take focus", a
   assert.ok(right.path.endsWith("/notes.txt"), "keeps the file name, so the language is recognised");
   assert.deepEqual(options, { preview: true, preserveFocus: true });
   assert.equal(fake.contexts.get("tether.reviewing"), true);
-  assert.equal(await fake.contentProviders.get("tether-original").provideTextDocumentContent(left), original);
+  assert.equal(await fake.provided(left), original);
   assert.equal(fake.document(right)!.getText(), proposed);
 });
 
 test("approve with nothing changed answers yes and closes the diff", async () => {
   const { answer } = await request();
-  approvals.answer("yes", proposedUri() as any);
+  approvals.answer("yes", proposedUri());
   assert.deepEqual(await answer, { answer: "yes" });
   await settle();
   assert.equal(fake.tabs.length, 0, "the diff tab is closed");
@@ -74,7 +81,11 @@ test("approve with nothing changed answers yes and closes the diff", async () =>
 test("each hunk has a lens; dropping one rebuilds the proposal and the answer keeps the rest", async () => {
   const { answer } = await request();
   const uri = proposedUri();
-  const titles = () => fake.lenses(uri).slice(4).map((l) => [l.range.start.line, l.command!.title]);
+  const titles = () =>
+    fake
+      .lenses(uri)
+      .slice(4)
+      .map((l) => [l.range.start.line, l.command!.title]);
   assert.deepEqual(titles(), [
     [1, "$(close) Drop hunk 1/2"],
     [14, "$(close) Drop hunk 2/2"],
@@ -87,7 +98,7 @@ test("each hunk has a lens; dropping one rebuilds the proposal and the answer ke
     [1, "$(check) Keep hunk 1/2 (dropped)"],
     [14, "$(close) Drop hunk 2/2"],
   ]);
-  approvals.answer("yes", uri as any);
+  approvals.answer("yes", uri);
   assert.deepEqual(await answer, { answer: "yes", hunks: [2] });
 });
 
@@ -97,7 +108,7 @@ test("keeping a dropped hunk again restores it", async () => {
   await approvals.toggleHunk(uri.toString(), 2);
   await approvals.toggleHunk(uri.toString(), 2);
   assert.equal(fake.document(uri)!.getText(), proposed);
-  approvals.answer("always", uri as any);
+  approvals.answer("always", uri);
   assert.deepEqual(await answer, { answer: "always" });
 });
 
@@ -108,12 +119,18 @@ test("text the user typed into the proposal is sent as content", async () => {
   const doc = fake.document(uri)!;
   doc.type(doc.getText().replace("l20", "the user's line 20"));
   assert.deepEqual(
-    fake.lenses(uri).slice(4).map((l) => l.command!.title),
+    fake
+      .lenses(uri)
+      .slice(4)
+      .map((l) => l.command!.title),
     ["$(edit) Edited by you: approving writes this text", "Undo my edits"],
     "hunk lenses give way to a note once the user has typed",
   );
-  approvals.answer("yes", uri as any);
-  assert.deepEqual(await answer, { answer: "yes", content: original.replace("l15", "L15").replace("l20", "the user's line 20") });
+  approvals.answer("yes", uri);
+  assert.deepEqual(await answer, {
+    answer: "yes",
+    content: original.replace("l15", "L15").replace("l20", "the user's line 20"),
+  });
   await settle();
   assert.equal(doc.isDirty, false, "the proposal is saved before its tab closes, so no save dialog appears");
 });
@@ -140,7 +157,7 @@ test("reject answers no; skip answers skip, whatever was dropped", async () => {
   ] as const) {
     const r = await request();
     await approvals.toggleHunk(proposedUri().toString(), 1);
-    approvals.answer(answer, proposedUri() as any);
+    approvals.answer(answer, proposedUri());
     assert.deepEqual(await r.answer, want);
   }
 });
@@ -161,7 +178,10 @@ test("pending approvals are skipped when the daemon stops", async () => {
 });
 
 test("pending approvals are skipped when the extension deactivates", async () => {
-  const shell = daemon.requestHandlers.get("approval/request")!({ ...edit, kind: "shell", command: "rm -rf build", original: undefined, proposed: undefined }, rpcToken().token) as Promise<any>;
+  const shell = daemon.requestHandlers.get("approval/request")!(
+    { ...edit, kind: "shell", command: "rm -rf build", original: undefined, proposed: undefined },
+    rpcToken().token,
+  ) as Promise<any>;
   fake.onMessage = () => new Promise(() => undefined); // the user never answers
   const r = await request();
   approvals.dispose();
@@ -188,15 +208,28 @@ test("answering when nothing waits says so", () => {
 test("prompts show the full command, host or path, and what always would allow", () => {
   const base = { requestId: "r", tool: "t", title: "Run a command", alwaysScope: "" };
   const cases: [Partial<ApprovalRequestParams>, RegExp, boolean][] = [
-    [{ kind: "shell", command: "go test ./... && rm -rf /tmp/x", alwaysScope: "the program go" }, /^Tether wants to run: go test \.\/\.\.\. && rm -rf \/tmp\/x\. “Always” allows the program go\.$/, true],
+    [
+      { kind: "shell", command: "go test ./... && rm -rf /tmp/x", alwaysScope: "the program go" },
+      /^Tether wants to run: go test \.\/\.\.\. && rm -rf \/tmp\/x\. “Always” allows the program go\.$/,
+      true,
+    ],
     [{ kind: "fetch", host: "pkg.go.dev" }, /^Tether wants to fetch from pkg\.go\.dev$/, false],
     [
-      { kind: "fetch", url: "https://xn--bcher-kva.example/k?q=1", host: "xn--bcher-kva.example", alwaysScope: "fetch from xn--bcher-kva.example without asking in this project" },
+      {
+        kind: "fetch",
+        url: "https://xn--bcher-kva.example/k?q=1",
+        host: "xn--bcher-kva.example",
+        alwaysScope: "fetch from xn--bcher-kva.example without asking in this project",
+      },
       /^Tether wants to fetch https:\/\/xn--bcher-kva\.example\/k\?q=1 \(host: xn--bcher-kva\.example\)\. “Always” allows fetch from xn--bcher-kva\.example without asking in this project\.$/,
       false,
     ],
     [{ kind: "outside", path: "/etc/hosts" }, /^Tether wants to use \/etc\/hosts, outside the workspace$/, true],
-    [{ kind: "memory", title: "remember build steps" }, /^Tether wants to write project memory: remember build steps$/, false],
+    [
+      { kind: "memory", title: "remember build steps" },
+      /^Tether wants to write project memory: remember build steps$/,
+      false,
+    ],
     [
       { kind: "shell", command: "make", from: "Claude Code", alwaysScope: "run make without asking" },
       /^Tether wants to run: make \(asked by Claude Code through tether mcp\)\. “Always” allows run make without asking\.$/,
@@ -217,14 +250,27 @@ function pickInPrompt(label: string | undefined) {
       qp.hide();
       return;
     }
-    qp.acceptWith("", qp.items.find((i: { label: string }) => i.label.includes(label)));
+    qp.acceptWith(
+      "",
+      qp.items.find((i: { label: string }) => i.label.includes(label)),
+    );
   };
 }
 
 test("a shell approval is a prompt in a quick pick, never a toast, with Yes / Always / Skip / No", async () => {
   pickInPrompt("Always");
   const handler = daemon.requestHandlers.get("approval/request")!;
-  const res = await handler({ ...edit, kind: "shell", command: "make", original: undefined, proposed: undefined, alwaysScope: "run make without asking in this project" }, rpcToken().token);
+  const res = await handler(
+    {
+      ...edit,
+      kind: "shell",
+      command: "make",
+      original: undefined,
+      proposed: undefined,
+      alwaysScope: "run make without asking in this project",
+    },
+    rpcToken().token,
+  );
   assert.deepEqual(res, { answer: "always" });
   assert.equal(fake.messages.length, 0, "no toast");
   const qp = fake.quickPicks[0];
@@ -244,14 +290,20 @@ test("a shell approval is a prompt in a quick pick, never a toast, with Yes / Al
 
 test("dismissing Tether's prompt skips", async () => {
   pickInPrompt(undefined);
-  const res = await daemon.requestHandlers.get("approval/request")!({ ...edit, kind: "fetch", host: "example.com", original: undefined, proposed: undefined }, rpcToken().token);
+  const res = await daemon.requestHandlers.get("approval/request")!(
+    { ...edit, kind: "fetch", host: "example.com", original: undefined, proposed: undefined },
+    rpcToken().token,
+  );
   assert.deepEqual(res, { answer: "skip" });
 });
 
 test("an edit with nothing to compare (a move) is a prompt", async () => {
   pickInPrompt("Yes");
   const handler = daemon.requestHandlers.get("approval/request")!;
-  const res = await handler({ ...edit, title: "move a.go to b.go", original: undefined, proposed: undefined, hunks: undefined }, rpcToken().token);
+  const res = await handler(
+    { ...edit, title: "move a.go to b.go", original: undefined, proposed: undefined, hunks: undefined },
+    rpcToken().token,
+  );
   assert.deepEqual(res, { answer: "yes" });
   assert.equal(fake.executed.filter((e) => e.command === "vscode.diff").length, 0);
 });
@@ -263,13 +315,25 @@ test("a command of a call running in a chat is asked in that chat, not in a prom
     return approvals.chat.invoke({ input: options.input } as any);
   };
   approvals.chat.calls.enter("r1", { sessionResource: "s" });
-  const shell: ApprovalRequestParams = { ...edit, kind: "shell", command: "touch made.txt", title: "Run touch: touch made.txt", original: undefined, proposed: undefined, hunks: undefined };
+  const shell: ApprovalRequestParams = {
+    ...edit,
+    kind: "shell",
+    command: "touch made.txt",
+    title: "Run touch: touch made.txt",
+    original: undefined,
+    proposed: undefined,
+    hunks: undefined,
+  };
   const handler = daemon.requestHandlers.get("approval/request")!;
   assert.deepEqual(await handler(shell, rpcToken().token), { answer: "yes" });
   assert.deepEqual(asked, [{ command: "touch made.txt" }]);
   assert.equal(fake.quickPicks.length, 0, "no prompt besides the chat's");
   pickInPrompt("No");
-  assert.deepEqual(await handler({ ...shell, requestId: "elsewhere" }, rpcToken().token), { answer: "no" }, "a request with no call in a chat gets Tether's prompt");
+  assert.deepEqual(
+    await handler({ ...shell, requestId: "elsewhere" }, rpcToken().token),
+    { answer: "no" },
+    "a request with no call in a chat gets Tether's prompt",
+  );
   assert.equal(fake.quickPicks.length, 1);
 });
 
@@ -298,8 +362,12 @@ test("the review says what it is: its title, a labelled row of actions, a status
   fake.executed = [];
   await approvals.openReview();
   const opened = fake.executed.find((e) => e.command === "vscode.diff")!;
-  assert.deepEqual(opened.args[3], { preview: true, preserveFocus: false }, "opened by the user, the review takes the keyboard");
-  approvals.answer("yes", uri as any);
+  assert.deepEqual(
+    opened.args[3],
+    { preview: true, preserveFocus: false },
+    "opened by the user, the review takes the keyboard",
+  );
+  approvals.answer("yes", uri);
   await answer;
   approvals.skipAll();
   await settle();
@@ -324,20 +392,34 @@ test("dropping a hunk rewrites the proposal through its file system: the documen
 });
 
 test("Tether's own prompt offers Always only where the daemon scopes it", () => {
-  const base = { requestId: "", tool: "shell", title: "Run docker ps outside the sandbox", kind: "shell", command: "docker ps" } as const;
+  const base = {
+    requestId: "",
+    tool: "shell",
+    title: "Run docker ps outside the sandbox",
+    kind: "shell",
+    command: "docker ps",
+  } as const;
   const without = promptItems({ ...base, sandbox: false, alwaysScope: "" }).map((i) => i.answer);
   assert.deepEqual(without, ["yes", "skip", "no"]);
-  const withScope = promptItems({ ...base, alwaysScope: "run docker ps without asking in this project" }).map((i) => i.answer);
+  const withScope = promptItems({ ...base, alwaysScope: "run docker ps without asking in this project" }).map(
+    (i) => i.answer,
+  );
   assert.deepEqual(withScope, ["yes", "always", "skip", "no"]);
-  assert.match(promptMessage({ ...base, sandbox: false, alwaysScope: "" }).text, /outside the sandbox, with all of your rights: docker ps/);
-  assert.match(promptMessage({ ...base, network: true, description: "List containers", alwaysScope: "" }).text, /with network access: docker ps \(for: List containers\)/);
+  assert.match(
+    promptMessage({ ...base, sandbox: false, alwaysScope: "" }).text,
+    /outside the sandbox, with all of your rights: docker ps/,
+  );
+  assert.match(
+    promptMessage({ ...base, network: true, description: "List containers", alwaysScope: "" }).text,
+    /with network access: docker ps \(for: List containers\)/,
+  );
 });
 
 test("a change tether mcp asks about says which client asks, in the review's title", async () => {
   const { answer } = await request({ ...edit, requestId: "mcp-20260101T000000-abcd", from: "Claude Code" });
   const diff = fake.executed.find((e) => e.command === "vscode.diff")!;
   assert.equal(diff.args[2], "Review Tether's change: notes.txt (from Claude Code)");
-  approvals.answer("yes", proposedUri() as any);
+  approvals.answer("yes", proposedUri());
   assert.equal((await answer).answer, "yes");
 });
 
@@ -350,14 +432,17 @@ test("a proposal typed into before its editor is known to be active is saved onc
   assert.equal(doc.isDirty, true, "nothing can save it while another editor is active");
   fake.setActiveEditor(doc);
   await until(() => !doc.isDirty, "the proposal to be saved once its editor is active");
-  assert.ok(fake.executed.some((e) => e.command === "workbench.action.files.saveWithoutFormatting"), "saved without save participants");
+  assert.ok(
+    fake.executed.some((e) => e.command === "workbench.action.files.saveWithoutFormatting"),
+    "saved without save participants",
+  );
 });
 
 test("answering closes every tab of the proposal: the review diff and a plain tab opened on it", async () => {
   const { answer } = await request();
   const uri = proposedUri();
   fake.tabs.push({ input: new TabInputText(uri) }, { input: new TabInputText(Uri.file("/ws/other.txt")) });
-  approvals.answer("yes", uri as any);
+  approvals.answer("yes", uri);
   await answer;
   await settle();
   const left = fake.tabs.map((t) => (t.input instanceof TabInputText ? t.input.uri.toString() : "diff"));

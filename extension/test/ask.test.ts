@@ -25,7 +25,10 @@ test("the options are offered with a free-text entry when allowed", async () => 
   fake.onQuickPick = (qp) => qp.acceptWith("", qp.items[1]);
   assert.deepEqual(await ask(question), { answer: "SQLite" });
   const qp = fake.quickPicks[0];
-  assert.deepEqual(qp.items.map((i) => i.label), ["Postgres", "SQLite", freeTextLabel]);
+  assert.deepEqual(
+    qp.items.map((i) => i.label),
+    ["Postgres", "SQLite", freeTextLabel],
+  );
   assert.equal(qp.title, "Which database?", "the question is the title, which stays while the user types");
   assert.doesNotMatch(qp.placeholder!, /Which database/);
   assert.equal(qp.ignoreFocusOut, true);
@@ -39,7 +42,10 @@ test("a long or multi-line question becomes one title line", () => {
 test("no free-text entry when the question does not allow one", async () => {
   fake.onQuickPick = (qp) => qp.acceptWith("", qp.items[0]);
   await ask({ ...question, allowFreeText: false });
-  assert.deepEqual(fake.quickPicks[0].items.map((i) => i.label), ["Postgres", "SQLite"]);
+  assert.deepEqual(
+    fake.quickPicks[0].items.map((i) => i.label),
+    ["Postgres", "SQLite"],
+  );
 });
 
 test("text typed into the box that matches no option is the answer", async () => {

@@ -14,7 +14,14 @@ import * as esbuild from "esbuild";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), "tether-bench-"));
 const fakePath = path.join(tmp, "vscode.js");
-await esbuild.build({ entryPoints: [path.join(here, "fake", "vscode.ts")], outfile: fakePath, bundle: true, format: "cjs", platform: "node", logLevel: "warning" });
+await esbuild.build({
+  entryPoints: [path.join(here, "fake", "vscode.ts")],
+  outfile: fakePath,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  logLevel: "warning",
+});
 
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
@@ -36,7 +43,9 @@ ext.activate(context);
 const activateMs = performance.now() - t;
 
 console.log(`bundle load: ${loadMs.toFixed(1)} ms`);
-console.log(`activate(): ${activateMs.toFixed(1)} ms (${fake.tools.size} tools, ${fake.commands.size} commands registered)`);
+console.log(
+  `activate(): ${activateMs.toFixed(1)} ms (${fake.tools.size} tools, ${fake.commands.size} commands registered)`,
+);
 await ext.deactivate();
 for (const d of context.subscriptions) d.dispose?.();
 rmSync(tmp, { recursive: true, force: true });

@@ -7,9 +7,7 @@ import { daemonSettings, readConfig } from "../src/config";
 import { fake } from "./fake/vscode";
 
 afterEach(() => {
-  for (const k of Object.keys(fake.config)) {
-    delete fake.config[k];
-  }
+  fake.config = {};
 });
 
 test("the web settings go to initialize under the daemon's names", () => {
@@ -53,18 +51,27 @@ test("docs/vscode.md maps each setting as daemonSettings does", () => {
   for (const { vscode, daemon } of mapped) {
     const p = props[vscode];
     assert.ok(p, `${vscode} is not a contributed setting`);
-    const value = p.enum ? p.enum.find((v) => v !== p.default) : p.type === "array" ? ["docs.example.com"] : p.type === "number" || p.type === "integer" ? 77 : "debug";
+    const value = p.enum
+      ? p.enum.find((v) => v !== p.default)
+      : p.type === "array"
+        ? ["docs.example.com"]
+        : p.type === "number" || p.type === "integer"
+          ? 77
+          : "debug";
     fake.config[vscode] = value;
     const s = daemonSettings(readConfig(), undefined) as Record<string, unknown>;
     assert.deepEqual(s[daemon], value, `${vscode} does not reach the daemon as ${daemon}`);
-    delete fake.config[vscode];
+    fake.config = Object.fromEntries(Object.entries(fake.config).filter(([k]) => k !== vscode));
   }
   for (const name of Object.keys(props)) {
     assert.ok(doc.includes("`" + name + "`"), `docs/vscode.md does not mention ${name}`);
   }
   const sent = Object.keys(daemonSettings(readConfig(), "/rg")).filter((k) => k !== "rgPath");
   for (const k of sent) {
-    assert.ok(mapped.some((m) => m.daemon === k), `daemonSettings sends ${k}, which docs/vscode.md does not map`);
+    assert.ok(
+      mapped.some((m) => m.daemon === k),
+      `daemonSettings sends ${k}, which docs/vscode.md does not map`,
+    );
   }
 });
 

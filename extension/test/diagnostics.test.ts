@@ -12,7 +12,11 @@ test("VS Code diagnostics become LSP diagnostics", () => {
     {
       name: "error",
       make: () => new Diagnostic(new Range(2, 4, 2, 9), "undefined: x", DiagnosticSeverity.Error),
-      want: { range: { start: { line: 2, character: 4 }, end: { line: 2, character: 9 } }, severity: 1, message: "undefined: x" },
+      want: {
+        range: { start: { line: 2, character: 4 }, end: { line: 2, character: 9 } },
+        severity: 1,
+        message: "undefined: x",
+      },
     },
     {
       name: "warning with source and code",
@@ -22,7 +26,13 @@ test("VS Code diagnostics become LSP diagnostics", () => {
         d.code = "unusedvar";
         return d;
       },
-      want: { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 2, message: "unused", code: "unusedvar", source: "go vet" },
+      want: {
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+        severity: 2,
+        message: "unused",
+        code: "unusedvar",
+        source: "go vet",
+      },
     },
     {
       name: "information with a linked code",
@@ -31,7 +41,12 @@ test("VS Code diagnostics become LSP diagnostics", () => {
         d.code = { value: 1234, target: Uri.parse("https://example.invalid/1234") };
         return d;
       },
-      want: { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, severity: 3, message: "note", code: 1234 },
+      want: {
+        range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } },
+        severity: 3,
+        message: "note",
+        code: 1234,
+      },
     },
     {
       name: "hint",
@@ -75,7 +90,11 @@ test("changes are batched: one publish per file, with its latest diagnostics", (
   assert.equal(s.queue[0].ms, 100);
   assert.equal(daemon.notifications.length, 0, "nothing before the debounce ends");
   s.runAll();
-  const sent = daemon.notifications.map((n) => [n.method, n.params.uri, n.params.diagnostics.map((d: any) => d.message)]);
+  const sent = daemon.notifications.map((n) => [
+    n.method,
+    n.params.uri,
+    n.params.diagnostics.map((d: any) => d.message),
+  ]);
   assert.deepEqual(sent, [
     ["diagnostics/publish", a.toString(), ["second"]],
     ["diagnostics/publish", b.toString(), ["b"]],

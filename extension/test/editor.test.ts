@@ -8,19 +8,31 @@ import { daemonSettings, readConfig } from "../src/config";
 import { levelOf, logDaemonLine, parseDaemonLine, parseLogfmt } from "../src/daemonLog";
 import { RequestLog, diffCounts } from "../src/requestLog";
 import { StatusItem, statusLook } from "../src/status";
-import { EventEmitter, ThemeColor, fake } from "./fake/vscode";
+import { EventEmitter, MarkdownString, ThemeColor, fake } from "./fake/vscode";
 
 beforeEach(() => fake.reset());
 
 test("the daemon's slog lines become a level and a message, without its timestamp", () => {
   const cases: [string, { level: string; message: string }][] = [
-    ['time=2026-05-01T10:00:00.000Z level=INFO msg="serving" version=0.1.0', { level: "info", message: "serving version=0.1.0" }],
-    ['time=2026-05-01T10:00:00.000Z level=WARN msg="saving a rule" rule="run git" err="disk full"', { level: "warn", message: 'saving a rule rule="run git" err="disk full"' }],
+    [
+      'time=2026-05-01T10:00:00.000Z level=INFO msg="serving" version=0.1.0',
+      { level: "info", message: "serving version=0.1.0" },
+    ],
+    [
+      'time=2026-05-01T10:00:00.000Z level=WARN msg="saving a rule" rule="run git" err="disk full"',
+      { level: "warn", message: 'saving a rule rule="run git" err="disk full"' },
+    ],
     ["time=2026-05-01T10:00:00.000Z level=ERROR msg=boom", { level: "error", message: "boom" }],
-    ['time=2026-05-01T10:00:00.000Z level=DEBUG msg="a \\"quoted\\" word" path=/tmp/a', { level: "debug", message: 'a "quoted" word path=/tmp/a' }],
+    [
+      'time=2026-05-01T10:00:00.000Z level=DEBUG msg="a \\"quoted\\" word" path=/tmp/a',
+      { level: "debug", message: 'a "quoted" word path=/tmp/a' },
+    ],
     ["time=2026-05-01T10:00:00.000Z level=DEBUG-4 msg=chatty", { level: "trace", message: "chatty" }],
     ['time=x level=INFO msg="empty attr" e=""', { level: "info", message: 'empty attr e=""' }],
-    ["panic: runtime error: index out of range [3] with length 3", { level: "error", message: "panic: runtime error: index out of range [3] with length 3" }],
+    [
+      "panic: runtime error: index out of range [3] with length 3",
+      { level: "error", message: "panic: runtime error: index out of range [3] with length 3" },
+    ],
     ["goroutine 1 [running]:", { level: "error", message: "goroutine 1 [running]:" }],
   ];
   for (const [line, want] of cases) {
@@ -50,7 +62,10 @@ test("the status item says the state in words, turns red when the daemon is down
   assert.equal(ready.text, "$(shield) Tether");
   assert.equal(ready.alarm, false);
   assert.equal(ready.command, "tether.showLog");
-  const restarting = statusLook("restarting", "The Tether daemon stopped (signal SIGKILL) after 3.0 s; it is restarted in 500 ms (restart 1 of 5).");
+  const restarting = statusLook(
+    "restarting",
+    "The Tether daemon stopped (signal SIGKILL) after 3.0 s; it is restarted in 500 ms (restart 1 of 5).",
+  );
   assert.equal(restarting.text, "$(sync~spin) Tether: restarting");
   assert.equal(restarting.alarm, true);
   assert.equal(restarting.command, "tether.restart");
@@ -64,18 +79,24 @@ test("the status item says the state in words, turns red when the daemon is down
 
 test("the status item follows the daemon's state, with the reason in the tooltip", () => {
   const states = new EventEmitter<string>();
-  const daemon: any = { state: "ready", error: undefined, initializeResult: { serverInfo: { name: "tether", version: "1.0" }, tools: [1, 2] }, onDidChangeState: states.event };
+  const daemon: any = {
+    state: "ready",
+    error: undefined,
+    initializeResult: { serverInfo: { name: "tether", version: "1.0" }, tools: [1, 2] },
+    onDidChangeState: states.event,
+  };
   const item = new StatusItem(daemon);
   const shown = fake.statusItems.find((i) => i.id === "tether.status")!;
+  const tooltip = () => (shown.tooltip instanceof MarkdownString ? shown.tooltip.value : String(shown.tooltip));
   assert.equal(shown.text, "$(shield) Tether");
-  assert.match((shown.tooltip as any).value, /tether 1\.0, 2 tools/);
+  assert.match(tooltip(), /tether 1\.0, 2 tools/);
   daemon.state = "restarting";
   daemon.error = "The Tether daemon stopped (signal SIGKILL) after 2.0 s";
   states.fire("restarting");
   assert.equal(shown.text, "$(sync~spin) Tether: restarting");
   assert.deepEqual(shown.backgroundColor, new ThemeColor("statusBarItem.errorBackground"));
-  assert.match((shown.tooltip as any).value, /SIGKILL/);
-  assert.match((shown.tooltip as any).value, /Click to restart it now/);
+  assert.match(tooltip(), /SIGKILL/);
+  assert.match(tooltip(), /Click to restart it now/);
   assert.equal(shown.command, "tether.restart");
   daemon.state = "ready";
   daemon.error = undefined;
@@ -121,7 +142,10 @@ test("diff counts are per file, new and deleted files included", () => {
 
 test("the request log keeps the newest requests, across reloads", async () => {
   const store = new Map<string, unknown>();
-  const memento: any = { get: (k: string) => store.get(k), update: async (k: string, v: unknown) => void store.set(k, JSON.parse(JSON.stringify(v))) };
+  const memento: any = {
+    get: (k: string) => store.get(k),
+    update: async (k: string, v: unknown) => void store.set(k, JSON.parse(JSON.stringify(v))),
+  };
   let now = 0;
   const log = new RequestLog(memento, () => now);
   for (let i = 0; i < 105; i++) {
@@ -132,7 +156,11 @@ test("the request log keeps the newest requests, across reloads", async () => {
   log.record("r104", "second", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n");
   const again = new RequestLog(memento);
   assert.equal(again.get("r0"), undefined, "the oldest went");
-  assert.deepEqual(again.get("r104"), { started: 104, calls: ["call 104", "second"], files: { f: { added: 1, removed: 1 } } });
+  assert.deepEqual(again.get("r104"), {
+    started: 104,
+    calls: ["call 104", "second"],
+    files: { f: { added: 1, removed: 1 } },
+  });
   log.record("", "no request", undefined);
   assert.equal(Object.keys(store.get("tether.requests") as object).length, 100);
 });

@@ -3,7 +3,12 @@
 
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
-import { MessageConnection, StreamMessageReader, StreamMessageWriter, createMessageConnection } from "vscode-jsonrpc/node";
+import {
+  MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  createMessageConnection,
+} from "vscode-jsonrpc/node";
 
 let nextPid = 1000;
 

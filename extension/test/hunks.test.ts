@@ -24,7 +24,14 @@ const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
 const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
 const hunks: Hunk[] = [
   { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
-  { id: 2, oldStart: 12, oldLines: 7, newStart: 12, newLines: 7, lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"] },
+  {
+    id: 2,
+    oldStart: 12,
+    oldLines: 7,
+    newStart: 12,
+    newLines: 7,
+    lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"],
+  },
 ];
 
 test("compose: every hunk kept is the proposal, none kept is the original", () => {
@@ -87,13 +94,33 @@ test("compose: insertions at the top, deletions at the end, CRLF and no final ne
 test("editAnswer", () => {
   const cases: { name: string; args: Parameters<typeof editAnswer>; want: object }[] = [
     { name: "plain yes", args: ["yes", hunks, new Set(), undefined], want: { answer: "yes" } },
-    { name: "always with a dropped hunk", args: ["always", hunks, new Set([1]), undefined], want: { answer: "always", hunks: [2] } },
-    { name: "every hunk dropped", args: ["yes", hunks, new Set([1, 2]), undefined], want: { answer: "yes", hunks: [] } },
-    { name: "edited text wins over hunks", args: ["yes", hunks, new Set([1]), "mine\n"], want: { answer: "yes", content: "mine\n" } },
-    { name: "edited to empty is still an edit", args: ["yes", hunks, new Set(), ""], want: { answer: "yes", content: "" } },
+    {
+      name: "always with a dropped hunk",
+      args: ["always", hunks, new Set([1]), undefined],
+      want: { answer: "always", hunks: [2] },
+    },
+    {
+      name: "every hunk dropped",
+      args: ["yes", hunks, new Set([1, 2]), undefined],
+      want: { answer: "yes", hunks: [] },
+    },
+    {
+      name: "edited text wins over hunks",
+      args: ["yes", hunks, new Set([1]), "mine\n"],
+      want: { answer: "yes", content: "mine\n" },
+    },
+    {
+      name: "edited to empty is still an edit",
+      args: ["yes", hunks, new Set(), ""],
+      want: { answer: "yes", content: "" },
+    },
     { name: "skip carries nothing", args: ["skip", hunks, new Set([1]), "mine\n"], want: { answer: "skip" } },
     { name: "no carries nothing", args: ["no", hunks, new Set([1]), undefined], want: { answer: "no" } },
-    { name: "unknown ids dropped do not count", args: ["yes", hunks, new Set([7]), undefined], want: { answer: "yes" } },
+    {
+      name: "unknown ids dropped do not count",
+      args: ["yes", hunks, new Set([7]), undefined],
+      want: { answer: "yes" },
+    },
   ];
   for (const c of cases) {
     assert.deepEqual(editAnswer(...c.args), c.want, c.name);

@@ -30,18 +30,32 @@ const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8
 test("contributed commands are exactly the registered ones", () => {
   fake.reset();
   const daemon = new StubDaemon();
-  registerCommands(daemon.asDaemon(), new Approvals(daemon.asDaemon(), logChannel()), new InfoDocuments(), logChannel());
+  registerCommands(
+    daemon.asDaemon(),
+    new Approvals(daemon.asDaemon(), logChannel()),
+    new InfoDocuments(),
+    logChannel(),
+  );
   const registered = [...fake.commands.keys()].sort();
   const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
   assert.deepEqual(registered, contributed);
-  for (const id of ["tether.undo", "tether.showCheckpoints", "tether.approve", "tether.reject", "tether.reviewPermissions", "tether.resetPermissions", "tether.restart", "tether.showLog"]) {
+  for (const id of [
+    "tether.undo",
+    "tether.showCheckpoints",
+    "tether.approve",
+    "tether.reject",
+    "tether.reviewPermissions",
+    "tether.resetPermissions",
+    "tether.restart",
+    "tether.showLog",
+  ]) {
     assert.ok(contributed.includes(id), `${id} is a contract`);
   }
 });
 
 test("menus only name contributed commands", () => {
   const ids = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
-  for (const [menu, entries] of Object.entries(pkg.contributes.menus) as [string, { command: string }[]][]) {
+  for (const [menu, entries] of Object.entries<{ command: string }[]>(pkg.contributes.menus)) {
     for (const e of entries) {
       assert.ok(ids.has(e.command), `${menu} names ${e.command}`);
     }
@@ -94,8 +108,12 @@ test("the daemon's settings that matter to users are settings, each with a descr
   assert.equal(settle.type, "integer");
   assert.equal(settle.default, 3000);
   assert.equal(settle.minimum, 0);
-  assert.equal(props["tether.path"].scope, "application", "a user setting: shown in the User tab, and no workspace picks the program Tether runs");
-  for (const [k, v] of Object.entries(props) as [string, { markdownDescription?: string; description?: string }][]) {
+  assert.equal(
+    props["tether.path"].scope,
+    "application",
+    "a user setting: shown in the User tab, and no workspace picks the program Tether runs",
+  );
+  for (const [k, v] of Object.entries<{ markdownDescription?: string; description?: string }>(props)) {
     assert.ok((v.markdownDescription ?? v.description ?? "").length > 20, `${k} has a description`);
   }
 });
@@ -123,7 +141,10 @@ test("the extension names no method of the protocol by a string: it sends and se
   const src = path.join(repoRoot(), "extension", "src");
   const protocolTs = readFileSync(path.join(src, "protocol.ts"), "utf8");
   const methods = new Set([...protocolTs.matchAll(/^export const Method\w+ = "([^"]+)";$/gm)].map((m) => m[1]));
-  assert.ok(methods.has("tools/call") && methods.has("requests/turn") && methods.size > 25, `methods read from protocol.ts: ${[...methods]}`);
+  assert.ok(
+    methods.has("tools/call") && methods.has("requests/turn") && methods.size > 25,
+    `methods read from protocol.ts: ${[...methods].join(", ")}`,
+  );
   const declared = [...protocolTs.matchAll(/^export const (\w+) = new (Request|Notification)Type0?[<(]/gm)].length;
   assert.equal(declared, methods.size, "every method has its RequestType or NotificationType");
   for (const file of readdirSync(src).filter((f) => f.endsWith(".ts") && f !== "protocol.ts")) {

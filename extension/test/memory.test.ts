@@ -32,7 +32,7 @@ test("a memory write is reviewed as a diff of the memory, with a warning after w
   await settle();
   const diff = fake.executed.find((e) => e.command === "vscode.diff");
   assert.ok(diff, "the memory opened in the diff editor");
-  assert.equal(diff!.args[2], "Review Tether's memory change: setup.md");
+  assert.equal(diff.args[2], "Review Tether's memory change: setup.md");
   const warning = fake.messages.find((m) => m.kind === "warning");
   assert.ok(warning?.text.includes("https://example.test/install"), "the page read is named");
   approvals.answer("yes");
@@ -41,9 +41,18 @@ test("a memory write is reviewed as a diff of the memory, with a warning after w
 });
 
 test("a memory archive is a prompt that names what the request read", () => {
-  const archive: ApprovalRequestParams = { requestId: "r1", tool: "memory_archive", title: "Archive memory old", kind: "memory", alwaysScope: "this step only" };
+  const archive: ApprovalRequestParams = {
+    requestId: "r1",
+    tool: "memory_archive",
+    title: "Archive memory old",
+    kind: "memory",
+    alwaysScope: "this step only",
+  };
   assert.ok(!isReviewable(archive));
-  assert.deepEqual(promptMessage(archive), { text: "Tether wants to write project memory: Archive memory old. “Always” allows this step only.", warn: false });
+  assert.deepEqual(promptMessage(archive), {
+    text: "Tether wants to write project memory: Archive memory old. “Always” allows this step only.",
+    warn: false,
+  });
   assert.equal(untrustedWarning(archive), undefined);
   const after = promptMessage({ ...archive, untrusted: ["shell command: curl -s https://x.test"] });
   assert.ok(after.warn);
@@ -51,7 +60,14 @@ test("a memory archive is a prompt that names what the request read", () => {
 });
 
 const memories: MemoryInfo[] = [
-  { name: "build-cache", path: "", type: "procedural", description: "where the cache is", updated: "2026-11-30T10:00:00Z", source: "request r1" },
+  {
+    name: "build-cache",
+    path: "",
+    type: "procedural",
+    description: "where the cache is",
+    updated: "2026-11-30T10:00:00Z",
+    source: "request r1",
+  },
   { name: "setup", path: "", updated: "2026-11-29T10:00:00Z", source: "web" },
   { name: "notes", path: "", updated: "2026-11-28T10:00:00Z", error: "line 3: the frontmatter is not valid YAML" },
 ];

@@ -34,11 +34,24 @@ test("VS Code's ripgrep is found in each layout, in order", () => {
     "/app/node_modules.asar.unpacked/@vscode/ripgrep-universal/bin/linux-x64/rg",
   ]);
   for (const only of all) {
-    assert.equal(findRipgrep("/app", (p) => p === only, "linux", "x64"), only);
+    assert.equal(
+      findRipgrep("/app", (p) => p === only, "linux", "x64"),
+      only,
+    );
   }
-  assert.equal(findRipgrep("/app", (p) => p === all[1] || p === all[2], "linux", "x64"), all[1], "the first existing wins");
-  assert.equal(findRipgrep("/app", () => false, "linux", "x64"), undefined);
-  assert.equal(findRipgrep(undefined, () => true), undefined);
+  assert.equal(
+    findRipgrep("/app", (p) => p === all[1] || p === all[2], "linux", "x64"),
+    all[1],
+    "the first existing wins",
+  );
+  assert.equal(
+    findRipgrep("/app", () => false, "linux", "x64"),
+    undefined,
+  );
+  assert.equal(
+    findRipgrep(undefined, () => true),
+    undefined,
+  );
   assert.ok(ripgrepCandidates("C:/app", "win32", "x64").every((p) => p.endsWith("rg.exe")));
 });
 

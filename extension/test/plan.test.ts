@@ -1,10 +1,19 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { PlanNode, PlanView, activityTreeItem, formatDuration, maxRequestNodes, planViewId, resultText, showActivityCommand } from "../src/plan";
+import {
+  PlanNode,
+  PlanView,
+  activityTreeItem,
+  formatDuration,
+  maxRequestNodes,
+  planViewId,
+  resultText,
+  showActivityCommand,
+} from "../src/plan";
 import type { Activity } from "../src/protocol";
 import { ThemeIcon, TreeItemCollapsibleState, fake } from "./fake/vscode";
-import { StubDaemon } from "./stubDaemon";
+import { StubDaemon, labelOf } from "./stubDaemon";
 
 beforeEach(() => fake.reset());
 
@@ -14,7 +23,14 @@ function setup() {
   const docs = { show: async (name: string, text: string) => void shown.push({ name, text }) };
   const view = new PlanView(daemon.asDaemon(), docs as any);
   const todo = (items: unknown) => daemon.notificationHandlers.get("todo/changed")!({ items });
-  const activity = (a: Partial<Activity>) => daemon.notificationHandlers.get("tools/activity")!({ requestId: "r1", tool: "read_file", title: "", status: "running", ...a });
+  const activity = (a: Partial<Activity>) =>
+    daemon.notificationHandlers.get("tools/activity")!({
+      requestId: "r1",
+      tool: "read_file",
+      title: "",
+      status: "running",
+      ...a,
+    });
   return { daemon, view, shown, todo, activity };
 }
 
@@ -22,8 +38,8 @@ function setup() {
 function render(view: PlanView, node?: PlanNode, depth = 0): string[] {
   return view.getChildren(node).flatMap((n) => {
     const t = view.getTreeItem(n);
-    const icon = (t.iconPath as unknown as ThemeIcon)?.id;
-    const line = `${"  ".repeat(depth)}${t.label} [${icon}]${t.description ? " " + t.description : ""}`;
+    const icon = String((t.iconPath as unknown as ThemeIcon | undefined)?.id);
+    const line = `${"  ".repeat(depth)}${labelOf(t)} [${icon}]${t.description ? " " + String(t.description) : ""}`;
     return [line, ...render(view, n, depth + 1)];
   });
 }
@@ -64,16 +80,32 @@ test("items are parents and their calls children, a sub-agent's calls under it",
     "Test [circle-large-outline]",
   ]);
   const [explore, fix, pending] = view.getChildren();
-  assert.equal(view.getTreeItem(fix).collapsibleState, TreeItemCollapsibleState.Expanded, "the step in progress is open");
-  assert.equal(view.getTreeItem(explore).collapsibleState, TreeItemCollapsibleState.Collapsed, "a done step with calls is closed");
+  assert.equal(
+    view.getTreeItem(fix).collapsibleState,
+    TreeItemCollapsibleState.Expanded,
+    "the step in progress is open",
+  );
+  assert.equal(
+    view.getTreeItem(explore).collapsibleState,
+    TreeItemCollapsibleState.Collapsed,
+    "a done step with calls is closed",
+  );
   assert.equal(view.getTreeItem(pending).collapsibleState, TreeItemCollapsibleState.None);
 });
 
 test("the badge counts the steps left", () => {
   const { todo } = setup();
-  todo([{ text: "a", status: "done" }, { text: "b", status: "in_progress" }, { text: "c", status: "pending" }]);
+  todo([
+    { text: "a", status: "done" },
+    { text: "b", status: "in_progress" },
+    { text: "c", status: "pending" },
+  ]);
   assert.deepEqual(fake.treeViews.get(planViewId)!.badge, { value: 2, tooltip: "2 steps of the plan left" });
-  todo([{ text: "a", status: "done" }, { text: "b", status: "done" }, { text: "c", status: "in_progress" }]);
+  todo([
+    { text: "a", status: "done" },
+    { text: "b", status: "done" },
+    { text: "c", status: "in_progress" },
+  ]);
   assert.deepEqual(fake.treeViews.get(planViewId)!.badge, { value: 1, tooltip: "1 step of the plan left" });
   todo([{ text: "a", status: "done" }]);
   assert.equal(fake.treeViews.get(planViewId)!.badge, undefined);
@@ -84,10 +116,18 @@ test("a request with no plan shows its calls under its own node, nested, running
   activity({ callId: "7", tool: "agent", title: "Sub-agent (inspect): find it" });
   assert.equal(fake.contexts.get("tether.hasPlan"), true, "the view shows for a request without a plan");
   activity({ callId: "7.1", parentCallId: "7", tool: "grep", title: "Searching for x" });
-  assert.deepEqual(render(view), ["Request r1 [loading~spin] 1 call, running", "  Sub-agent (inspect): find it [loading~spin] running", "    Searching for x [loading~spin] running"]);
+  assert.deepEqual(render(view), [
+    "Request r1 [loading~spin] 1 call, running",
+    "  Sub-agent (inspect): find it [loading~spin] running",
+    "    Searching for x [loading~spin] running",
+  ]);
   activity({ callId: "7.1", parentCallId: "7", tool: "grep", title: "Searching for x", status: "ok", durationMs: 12 });
   activity({ callId: "7", tool: "agent", title: "Sub-agent (inspect): find it", status: "error", durationMs: 2400 });
-  assert.deepEqual(render(view), ["Request r1 [comment-discussion] 1 call", "  Sub-agent (inspect): find it [error] 2.4 s", "    Searching for x [pass] 12 ms"]);
+  assert.deepEqual(render(view), [
+    "Request r1 [comment-discussion] 1 call",
+    "  Sub-agent (inspect): find it [error] 2.4 s",
+    "    Searching for x [pass] 12 ms",
+  ]);
 });
 
 test("a request that writes the plan gets no request node; its calls are under the step", () => {
@@ -107,7 +147,7 @@ test("only the newest requests keep a node", () => {
   for (let i = 0; i < maxRequestNodes + 3; i++) {
     activity({ requestId: `req-${i}`, callId: String(i), status: "ok" });
   }
-  const labels = view.getChildren().map((n) => String(view.getTreeItem(n).label));
+  const labels = view.getChildren().map((n) => labelOf(view.getTreeItem(n)));
   assert.equal(labels.length, maxRequestNodes);
   assert.equal(labels[0], `Request req-${maxRequestNodes + 2}`);
 });
@@ -120,25 +160,42 @@ test("a finished call opens its result, with the diff for a change; a running on
   daemon.answer = (method, params) => {
     assert.equal(method, "tools/result");
     assert.deepEqual(params, { callId: "5" });
-    return { callId: "5", tool: "edit_file", title: "Edit a.go", content: "Edited a.go.\n", isError: false, diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n" };
+    return {
+      callId: "5",
+      tool: "edit_file",
+      title: "Edit a.go",
+      content: "Edited a.go.\n",
+      isError: false,
+      diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n",
+    };
   };
   await fake.commands.get(showActivityCommand)!(...item.command!.arguments!);
   assert.equal(shown.length, 1);
   assert.equal(shown[0].name, "edit_file-5.diff");
   assert.equal(shown[0].text, "Edit a.go\n\nEdited a.go.\n\n--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n");
   daemon.answer = () => {
-    throw new Error("no result is kept for call \"5\"");
+    throw new Error('no result is kept for call "5"');
   };
   await fake.commands.get(showActivityCommand)!("5");
   assert.match(fake.messages.at(-1)!.text, /cannot show that call's result: no result is kept/);
 });
 
 test("results read as the model got them", () => {
-  assert.equal(resultText({ callId: "1", tool: "grep", title: "", content: "x:1:y\n\n", isError: true }), "grep (failed)\n\nx:1:y\n");
+  assert.equal(
+    resultText({ callId: "1", tool: "grep", title: "", content: "x:1:y\n\n", isError: true }),
+    "grep (failed)\n\nx:1:y\n",
+  );
 });
 
 test("durations read as people read them", () => {
-  assert.deepEqual([0, 999, 1000, 1540, 59_999, 125_000].map(formatDuration), ["<1 ms", "999 ms", "1 s", "1.5 s", "60 s", "2 min 5 s"]);
+  assert.deepEqual([0, 999, 1000, 1540, 59_999, 125_000].map(formatDuration), [
+    "<1 ms",
+    "999 ms",
+    "1 s",
+    "1.5 s",
+    "60 s",
+    "2 min 5 s",
+  ]);
 });
 
 test("a daemon that stops takes its plan and calls with it", () => {

@@ -20,7 +20,7 @@ export async function rightShapes(d: Daemon): Promise<[ToolCallResult, UndoListR
   const l = await d.request(undoList, {});
   d.notify(workspaceDirty, { uris: [] });
   d.onRequest(approvalRequest, (p): ApprovalRequestResult => ({ answer: p.kind === "edit" ? "yes" : "no" }));
-  d.onNotification(toolsActivity, (a) => void a.callId);
+  d.onNotification(toolsActivity, (a): string => a.callId);
   return [r, l];
 }
 
@@ -40,7 +40,7 @@ export async function wrongShapes(d: Daemon): Promise<unknown[]> {
   // @ts-expect-error an approval's params have no question (user/ask's do).
   d.onRequest(approvalRequest, (p) => ({ answer: p.question }));
   // @ts-expect-error tools/activity's params are an Activity.
-  d.onNotification(toolsActivity, (a: { items: unknown[] }) => void a.items);
+  d.onNotification(toolsActivity, (a: { items: unknown[] }) => a.items);
   // @ts-expect-error a method is named by its declaration, never by a string.
   const f = await d.request("tools/call", {});
   return [a, b, c, e, f];

@@ -48,7 +48,10 @@ test("different token objects without a session are different requests", async (
 test("calls without a token each get their own id", async () => {
   const ids = new RequestIds(counter());
   const d = daemonTurns();
-  assert.deepEqual([await ids.of(undefined, d.turn), await ids.of(undefined, d.turn), await ids.of(null, d.turn)], ["id-1", "id-2", "id-3"]);
+  assert.deepEqual(
+    [await ids.of(undefined, d.turn), await ids.of(undefined, d.turn), await ids.of(null, d.turn)],
+    ["id-1", "id-2", "id-3"],
+  );
   assert.deepEqual(d.asked, []);
 });
 
@@ -63,7 +66,11 @@ test("tokens rebuilt for every call ask the daemon by their session, whose answe
   assert.equal(second, first);
   assert.equal(d.asked.length, 2, "each copy is asked about: only the daemon knows whether the turn went on");
   assert.equal(d.asked[0], d.asked[1], "copies of one session's token have one key");
-  assert.equal(await ids.of({ sessionId: "chat-1" }, d.turn), "turn of session:chat-1", "a token with only a session id");
+  assert.equal(
+    await ids.of({ sessionId: "chat-1" }, d.turn),
+    "turn of session:chat-1",
+    "a token with only a session id",
+  );
 });
 
 test("sessions are asked about by different keys", async () => {

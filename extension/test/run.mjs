@@ -34,7 +34,9 @@ await esbuild.build({
 });
 
 const built = entries.map((e) => path.join(outdir, path.relative(here, e)).replace(/\.ts$/, ".js"));
-const res = spawnSync(process.execPath, ["--enable-source-maps", "--test", "--test-reporter=spec", ...built], { stdio: "inherit" });
+const res = spawnSync(process.execPath, ["--enable-source-maps", "--test", "--test-reporter=spec", ...built], {
+  stdio: "inherit",
+});
 process.exit(res.status ?? 1);
 
 function testsIn(dir) {

@@ -12,11 +12,25 @@ const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
 const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
 const hunks: Hunk[] = [
   { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
-  { id: 2, oldStart: 12, oldLines: 7, newStart: 12, newLines: 7, lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"] },
+  {
+    id: 2,
+    oldStart: 12,
+    oldLines: 7,
+    newStart: 12,
+    newLines: 7,
+    lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"],
+  },
 ];
 const files: FileChange[] = [
   { path: "/ws/main.go", status: "modified", diff: "--- a/main.go\n", original, proposed, hunks },
-  { path: "/ws/util.go", status: "created", diff: "--- /dev/null\n", original: "", proposed: "package main\n", hunks: [{ id: 1, oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ["+package main"] }] },
+  {
+    path: "/ws/util.go",
+    status: "created",
+    diff: "--- /dev/null\n",
+    original: "",
+    proposed: "package main\n",
+    hunks: [{ id: 1, oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ["+package main"] }],
+  },
   { path: "/ws/logo.png", status: "modified", diff: "# logo.png: binary\n", note: "not shown: binary, 2.0 KiB" },
 ];
 const set: ApprovalRequestParams = {
@@ -57,11 +71,21 @@ test("a change set opens as one multi-file diff, counted as one change to review
   assert.equal(shown.length, 1, "one review for the whole set");
   const [title, resources] = shown[0].args as [string, Uri[][]];
   assert.equal(title, "Review Tether's changes (3 files): Apply what `make gen` changed (3 files)");
-  assert.deepEqual(resources.map((r) => r[0].path), ["/ws/main.go", "/ws/util.go", "/ws/logo.png"]);
-  assert.deepEqual(resources.map((r) => [r[1].scheme, r[2].scheme]), Array(3).fill(["tether-original", "tether-proposed"]));
+  assert.deepEqual(
+    resources.map((r) => r[0].path),
+    ["/ws/main.go", "/ws/util.go", "/ws/logo.png"],
+  );
+  assert.deepEqual(
+    resources.map((r) => [r[1].scheme, r[2].scheme]),
+    Array(3).fill(["tether-original", "tether-proposed"]),
+  );
   assert.equal(fake.document(resources[0][2])!.getText(), proposed);
-  assert.equal(await fake.contentProviders.get("tether-original").provideTextDocumentContent(resources[0][1]), original);
-  assert.equal(fake.document(resources[2][2])!.getText(), "(not shown: binary, 2.0 KiB)\n", "a binary file shows its note");
+  assert.equal(await fake.provided(resources[0][1]), original);
+  assert.equal(
+    fake.document(resources[2][2])!.getText(),
+    "(not shown: binary, 2.0 KiB)\n",
+    "a binary file shows its note",
+  );
   assert.equal(fake.contexts.get("tether.reviewing"), true);
   const status = fake.statusItems.find((i) => i.id === "tether.review")!;
   assert.equal(status.text, "$(diff) Tether: 1 change to review");
@@ -69,7 +93,7 @@ test("a change set opens as one multi-file diff, counted as one change to review
 
 test("approving the set as shown answers yes and closes every file", async () => {
   const { answer } = await request();
-  approvals.answer("yes", proposals()[1] as any);
+  approvals.answer("yes", proposals()[1]);
   assert.deepEqual(await answer, { answer: "yes" });
   await settle();
   assert.equal(approvals.reviews.length, 0);
@@ -99,8 +123,14 @@ test("the answer carries each file's part: hunks kept, files left out", async ()
   await approvals.toggleHunk(main.toString(), 1);
   assert.equal(fake.document(main)!.getText(), original.replace("l15", "L15"));
   approvals.toggleFile(util.toString());
-  assert.deepEqual(fake.lenses(util).map((l) => l.command!.title).slice(4), ["$(add) Take this file back in (left out)"]);
-  approvals.answer("always", main as any);
+  assert.deepEqual(
+    fake
+      .lenses(util)
+      .map((l) => l.command!.title)
+      .slice(4),
+    ["$(add) Take this file back in (left out)"],
+  );
+  approvals.answer("always", main);
   assert.deepEqual(await answer, {
     answer: "always",
     files: [
@@ -116,15 +146,18 @@ test("text typed into a file of the set is its content; a file taken back in is 
   fake.document(main)!.type("the user's text\n");
   approvals.toggleFile(util.toString());
   approvals.toggleFile(util.toString());
-  approvals.answer("yes", util as any);
-  assert.deepEqual(await answer, { answer: "yes", files: [{ path: "/ws/main.go", hunks: undefined, content: "the user's text\n" }] });
+  approvals.answer("yes", util);
+  assert.deepEqual(await answer, {
+    answer: "yes",
+    files: [{ path: "/ws/main.go", hunks: undefined, content: "the user's text\n" }],
+  });
 });
 
 test("reject and skip answer for the whole set; the daemon cancelling skips", async () => {
   for (const a of ["no", "skip"] as const) {
     const { answer } = await request();
     approvals.toggleFile(proposals()[0].toString());
-    approvals.answer(a, proposals()[0] as any);
+    approvals.answer(a, proposals()[0]);
     assert.deepEqual(await answer, { answer: a });
     fake.executed = [];
   }

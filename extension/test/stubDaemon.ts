@@ -63,7 +63,7 @@ export function rpcToken() {
     isCancellationRequested: false,
     onCancellationRequested(l: () => void) {
       listeners.push(l);
-      return { dispose() {} };
+      return { dispose: () => undefined };
     },
   };
   return {
@@ -94,5 +94,11 @@ export async function until(cond: () => boolean, what = "condition"): Promise<vo
 export function logChannel(): any {
   const lines: string[] = [];
   const line = (m: string) => lines.push(m);
-  return { lines, trace: line, debug: line, info: line, warn: line, error: line, show() {}, dispose() {} };
+  const nothing = () => undefined;
+  return { lines, trace: line, debug: line, info: line, warn: line, error: line, show: nothing, dispose: nothing };
+}
+
+/** A tree item's label as text (VS Code takes a string or a TreeItemLabel). */
+export function labelOf(t: { label?: string | { label: string } }): string {
+  return typeof t.label === "string" ? t.label : (t.label?.label ?? "");
 }

@@ -30,9 +30,17 @@ test("todo/changed fills the plan view and shows it", () => {
   const view = new PlanView(daemon.asDaemon());
   let changed = 0;
   view.onDidChangeTreeData(() => changed++);
-  daemon.notificationHandlers.get("todo/changed")!({ items: [{ text: "a", status: "done" }, { text: "b", status: "in_progress" }] });
+  daemon.notificationHandlers.get("todo/changed")!({
+    items: [
+      { text: "a", status: "done" },
+      { text: "b", status: "in_progress" },
+    ],
+  });
   assert.equal(fake.treeProviders.get(planViewId), view);
-  assert.deepEqual(view.getChildren().map((n) => (n.kind === "item" ? n.item.text : n.kind)), ["a", "b"]);
+  assert.deepEqual(
+    view.getChildren().map((n) => (n.kind === "item" ? n.item.text : n.kind)),
+    ["a", "b"],
+  );
   assert.equal(changed, 1);
   assert.equal(fake.contexts.get("tether.hasPlan"), true);
   daemon.notificationHandlers.get("todo/changed")!({ items: null });
@@ -44,7 +52,11 @@ test("undo reports restored files and conflicts", () => {
   const clean = describeUndo({ id: "c1", restored: ["a.go"], conflicts: [] });
   assert.equal(clean.summary, "Tether restored 1 file.");
   assert.equal(clean.clean, true);
-  const mixed = describeUndo({ id: "c2", restored: ["a.go", "b.go"], conflicts: [{ path: "c.go", reason: "changed since Tether wrote it" }] });
+  const mixed = describeUndo({
+    id: "c2",
+    restored: ["a.go", "b.go"],
+    conflicts: [{ path: "c.go", reason: "changed since Tether wrote it" }],
+  });
   assert.equal(mixed.summary, "Tether restored 2 files; 1 file changed since Tether wrote it and was left alone.");
   assert.equal(mixed.clean, false);
   assert.match(mixed.details, /## Left alone[\s\S]*- c\.go: changed since Tether wrote it/);
@@ -56,7 +68,18 @@ test("undo reports restored files and conflicts", () => {
 
 test("checkpoints are listed with their files and undone state", () => {
   const created = Date.parse("2026-01-02T03:04:05Z");
-  const item = checkpointItem({ id: "7", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go", files: ["a.go", "b.go"], undone: true }, undefined, created + 5 * 60_000);
+  const item = checkpointItem(
+    {
+      id: "7",
+      requestId: "r",
+      created: "2026-01-02T03:04:05Z",
+      summary: "edited a.go",
+      files: ["a.go", "b.go"],
+      undone: true,
+    },
+    undefined,
+    created + 5 * 60_000,
+  );
   assert.equal(item.label, "$(discard) edited a.go (undone)");
   assert.equal(item.detail, "a.go, b.go");
   assert.equal(item.description, "5 minutes ago");
@@ -64,8 +87,23 @@ test("checkpoints are listed with their files and undone state", () => {
 
 test("a checkpoint shows what its request did: the calls, and each file's lines added and removed", () => {
   const created = Date.parse("2026-01-02T03:04:05Z");
-  const entry = { started: created, calls: ["Making 3 edits in a.go", "Running: go test ./..."], files: { "a.go": { added: 3, removed: 1 } } };
-  const item = checkpointItem({ id: "8", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go, created b.go", files: ["a.go", "b.go"], undone: false }, entry, created + 2 * 3600_000);
+  const entry = {
+    started: created,
+    calls: ["Making 3 edits in a.go", "Running: go test ./..."],
+    files: { "a.go": { added: 3, removed: 1 } },
+  };
+  const item = checkpointItem(
+    {
+      id: "8",
+      requestId: "r",
+      created: "2026-01-02T03:04:05Z",
+      summary: "edited a.go, created b.go",
+      files: ["a.go", "b.go"],
+      undone: false,
+    },
+    entry,
+    created + 2 * 3600_000,
+  );
   assert.equal(item.label, "$(history) edited a.go, created b.go");
   assert.equal(item.description, "2 hours ago · Making 3 edits in a.go, Running: go test ./...");
   assert.equal(item.detail, "a.go +3 −1, b.go");
@@ -73,8 +111,17 @@ test("a checkpoint shows what its request did: the calls, and each file's lines 
 
 test("a checkpoint whose command's changes were interrupted says so, with a warning icon, until it is undone", () => {
   const created = Date.parse("2026-01-02T03:04:05Z");
-  const note = "Tether stopped while it applied the changes of `make` (3 paths): each file holds its old or its new content, and undo puts back what was applied";
-  const c = { id: "9", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "created a.o", files: ["a.o"], undone: false, interrupted: note };
+  const note =
+    "Tether stopped while it applied the changes of `make` (3 paths): each file holds its old or its new content, and undo puts back what was applied";
+  const c = {
+    id: "9",
+    requestId: "r",
+    created: "2026-01-02T03:04:05Z",
+    summary: "created a.o",
+    files: ["a.o"],
+    undone: false,
+    interrupted: note,
+  };
   const item = checkpointItem(c, undefined, created);
   assert.equal(item.label, "$(warning) created a.o");
   assert.equal(item.detail, `a.o · ${note}.`);
@@ -117,24 +164,49 @@ test("saved rules are described as the daemon describes them", () => {
 });
 
 test("each saved rule is a row to pick, a disabled one says why", () => {
-  const ok = ruleItem({ kind: "shell", program: "git", subcommand: "status", description: "always run git status", added: "2026-01-02T00:00:00Z" } as any);
+  const ok = ruleItem({
+    kind: "shell",
+    program: "git",
+    subcommand: "status",
+    description: "always run git status",
+    added: "2026-01-02T00:00:00Z",
+  } as any);
   assert.match(ok.label, /pass.*always run git status/);
   assert.equal(ok.action, "rule");
-  const broken = ruleItem({ kind: "shell", program: "make", description: "always run make", disabled: "its example \"make deploy\" should not be allowed and is", added: "2026-01-02T00:00:00Z" } as any);
+  const broken = ruleItem({
+    kind: "shell",
+    program: "make",
+    description: "always run make",
+    disabled: 'its example "make deploy" should not be allowed and is',
+    added: "2026-01-02T00:00:00Z",
+  } as any);
   assert.match(broken.label, /warning/);
   assert.match(broken.detail ?? "", /Disabled: its example "make deploy"/);
 });
 
 test("a method the daemon lacks is reported as not supported yet", () => {
-  assert.match(commandError("Undo", new ResponseError(-32601, "method not found: undo/undo")), /Undo is not available: this Tether daemon does not support it yet/);
+  assert.match(
+    commandError("Undo", new ResponseError(-32601, "method not found: undo/undo")),
+    /Undo is not available: this Tether daemon does not support it yet/,
+  );
   assert.equal(commandError("Undo", new Error("nothing to undo")), "Undo failed: nothing to undo");
 });
 
 test("staged changes are listed and apply results reported", () => {
-  const item = stagedItem({ id: "s1", created: "2026-01-02T03:04:05Z", tool: "edit_file", title: "Edit a.go", diff: "", files: ["a.go"] });
+  const item = stagedItem({
+    id: "s1",
+    created: "2026-01-02T03:04:05Z",
+    tool: "edit_file",
+    title: "Edit a.go",
+    diff: "",
+    files: ["a.go"],
+  });
   assert.equal(item.label, "Edit a.go");
   assert.equal(item.detail, "a.go");
-  assert.deepEqual(describeApply({ applied: ["s1", "s2"], failed: [] }), { text: "Tether applied 2 staged changes.", ok: true });
+  assert.deepEqual(describeApply({ applied: ["s1", "s2"], failed: [] }), {
+    text: "Tether applied 2 staged changes.",
+    ok: true,
+  });
   assert.deepEqual(describeApply({ applied: [], failed: [{ id: "s3", reason: "a.go changed since" }] }), {
     text: "Tether applied 0 staged changes; 1 could not be applied: s3 (a.go changed since).",
     ok: false,
@@ -143,11 +215,32 @@ test("staged changes are listed and apply results reported", () => {
 
 test("a damaged checkpoint says so in the list, and its undo is not called clean", () => {
   const created = Date.parse("2026-01-02T03:04:05Z");
-  const note = "its record is damaged: 1 entry could not be read; undo cannot put back b.go. Undo can still put back the 1 file it lists readably; a change recorded in the damaged part cannot be undone";
-  const item = checkpointItem({ id: "9", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "edited a.go", files: ["a.go"], undone: false, damaged: note }, undefined, created);
+  const note =
+    "its record is damaged: 1 entry could not be read; undo cannot put back b.go. Undo can still put back the 1 file it lists readably; a change recorded in the damaged part cannot be undone";
+  const item = checkpointItem(
+    {
+      id: "9",
+      requestId: "r",
+      created: "2026-01-02T03:04:05Z",
+      summary: "edited a.go",
+      files: ["a.go"],
+      undone: false,
+      damaged: note,
+    },
+    undefined,
+    created,
+  );
   assert.equal(item.label, "$(warning) edited a.go (damaged)");
-  assert.match(item.detail ?? "", /^a\.go · Its record is damaged: 1 entry could not be read; undo cannot put back b\.go\. .*cannot be undone\.$/);
-  const r = describeUndo({ id: "9", restored: ["a.go"], conflicts: [{ path: "b.go", reason: "recorded in the damaged part" }], damaged: note });
+  assert.match(
+    item.detail ?? "",
+    /^a\.go · Its record is damaged: 1 entry could not be read; undo cannot put back b\.go\. .*cannot be undone\.$/,
+  );
+  const r = describeUndo({
+    id: "9",
+    restored: ["a.go"],
+    conflicts: [{ path: "b.go", reason: "recorded in the damaged part" }],
+    damaged: note,
+  });
   assert.equal(r.clean, false);
   assert.match(r.summary, /part of the checkpoint's record is damaged/);
   assert.match(r.details, /## Damaged record\n\nThis checkpoint's record is damaged: 1 entry could not be read/);
@@ -155,7 +248,19 @@ test("a damaged checkpoint says so in the list, and its undo is not called clean
 
 test("a checkpoint the daemon summarises as damaged does not say so twice", () => {
   const created = Date.parse("2026-01-02T03:04:05Z");
-  const item = checkpointItem({ id: "10", requestId: "r", created: "2026-01-02T03:04:05Z", summary: "damaged: nothing in it can be read", files: [], undone: false, damaged: "its record is damaged: 1 entry could not be read. Nothing in it can be put back" }, undefined, created);
+  const item = checkpointItem(
+    {
+      id: "10",
+      requestId: "r",
+      created: "2026-01-02T03:04:05Z",
+      summary: "damaged: nothing in it can be read",
+      files: [],
+      undone: false,
+      damaged: "its record is damaged: 1 entry could not be read. Nothing in it can be put back",
+    },
+    undefined,
+    created,
+  );
   assert.equal(item.label, "$(warning) damaged: nothing in it can be read");
   assert.equal(item.detail, "Its record is damaged: 1 entry could not be read. Nothing in it can be put back.");
 });

@@ -319,7 +319,7 @@ func (rn *run) engineLimit(message string) error {
 	case "stack overflow":
 		return &LimitError{Limit: LimitStack, Detail: "the program's calls nested too deeply (endless recursion?); use a loop"}
 	case "steps":
-		return &LimitError{Limit: LimitSteps, Detail: fmt.Sprintf("the program took %d steps (loop iterations and function calls), the most it may: is a loop waiting for something that never changes? Bound the loop, or do less in one program", rn.Limits.MaxSteps)}
+		return &LimitError{Limit: LimitSteps, Detail: fmt.Sprintf("the program took %d steps (loop iterations and function calls), the most one program may. If a loop waits for something that never changes, bound it; otherwise do less in one program", rn.Limits.MaxSteps)}
 	case "interrupted":
 		if rn.ctx.Err() != nil {
 			rn.latchContext()

@@ -402,3 +402,49 @@ func TestClientToolsFollowTheRegistry(t *testing.T) {
 		}
 	}
 }
+
+// The statements the generator breaks are broken as prettier would, so
+// that the format check of `npm test` passes on protocol.ts: no line of
+// code is longer than printWidth, and each breaking rule is exercised.
+func TestProtocolTSLinesFitPrintWidth(t *testing.T) {
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, ".prettierrc.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ PrintWidth int }
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PrintWidth != printWidth {
+		t.Fatalf(".prettierrc.json has printWidth %d, the generator breaks lines at %d", cfg.PrintWidth, printWidth)
+	}
+
+	m := testModel(t)
+	for i, line := range strings.Split(string(ProtocolTS(m)), "\n") {
+		code, _, _ := strings.Cut(line, " // ")
+		if strings.HasPrefix(strings.TrimSpace(code), "*") || strings.HasPrefix(strings.TrimSpace(code), "/*") {
+			continue // prettier leaves comments as they are
+		}
+		if !fits(code) {
+			t.Errorf("protocol.ts:%d is %d characters, over %d: %s", i+1, len([]rune(code)), printWidth, line)
+		}
+	}
+
+	g := &tsGen{}
+	long := strings.Repeat("x", printWidth)
+	g.statement("export const a = [", []string{"b", "c"}, "] as const;")
+	g.statement("export const l = [", []string{long, "c"}, "] as const;")
+	g.alias("A", []string{`"a"`, `"b"`})
+	g.alias("L", []string{`"` + long + `"`, `"b"`})
+	want := "export const a = [b, c] as const;\n" +
+		"export const l = [\n  " + long + ",\n  c,\n] as const;\n" +
+		"export type A = \"a\" | \"b\";\n" +
+		"export type L =\n  | \"" + long + "\"\n  | \"b\";\n"
+	if got := g.buf.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -50,6 +50,47 @@ type tsGen struct {
 
 func (g *tsGen) printf(format string, args ...any) { fmt.Fprintf(&g.buf, format, args...) }
 
+// printWidth is the line width of the repository's prettier config
+// (.prettierrc.json). The few statements here that can outgrow it are
+// broken as prettier breaks them, so that `npm test`'s format check passes
+// on the generated file as it is written.
+const printWidth = 120
+
+// fits tells whether a line (without its newline) fits in printWidth.
+func fits(line string) bool { return utf8.RuneCountInString(line) <= printWidth }
+
+// statement writes head + the items joined by ", " + tail on one line, or,
+// when that is too long, each item on a line of its own with a trailing
+// comma, as prettier breaks an array or a call's arguments.
+func (g *tsGen) statement(head string, items []string, tail string) {
+	if line := head + strings.Join(items, ", ") + tail; fits(line) {
+		g.printf("%s\n", line)
+		return
+	}
+	g.printf("%s\n", head)
+	for _, it := range items {
+		g.printf("  %s,\n", it)
+	}
+	g.printf("%s\n", tail)
+}
+
+// alias writes `export type name = a | b | ...;`, or, when that is too
+// long, one member a line as prettier does.
+func (g *tsGen) alias(name string, members []string) {
+	if line := fmt.Sprintf("export type %s = %s;", name, strings.Join(members, " | ")); fits(line) || len(members) < 2 {
+		g.printf("%s\n", line)
+		return
+	}
+	g.printf("export type %s =\n", name)
+	for i, m := range members {
+		end := ""
+		if i == len(members)-1 {
+			end = ";"
+		}
+		g.printf("  | %s%s\n", m, end)
+	}
+}
+
 func (g *tsGen) doc(text, indent string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -79,7 +120,8 @@ func (g *tsGen) consts() {
 			if c.typ != "" && !g.emitted[c.typ] {
 				g.emitted[c.typ] = true
 				g.doc(g.m.src.docs[c.typ], "")
-				g.printf("export type %s = %s;\n\n", c.typ, union(g.m.src.unions[c.typ]))
+				g.alias(c.typ, union(g.m.src.unions[c.typ]))
+				g.printf("\n")
 			}
 		}
 		g.doc(grp.doc, "")
@@ -100,19 +142,19 @@ func (g *tsGen) consts() {
 	}
 }
 
-func union(values []constant) string {
+func union(values []constant) []string {
 	q := make([]string, len(values))
 	for i, v := range values {
 		q[i] = v.value
 	}
-	return strings.Join(q, " | ")
+	return q
 }
 
 func (g *tsGen) lists() {
 	for _, l := range g.m.src.lists {
 		g.printf("\n")
 		g.doc(l.doc, "")
-		g.printf("export const %s = [%s] as const;\n", l.name, strings.Join(l.items, ", "))
+		g.statement(fmt.Sprintf("export const %s = [", l.name), l.items, "] as const;")
 	}
 }
 
@@ -129,7 +171,7 @@ func (g *tsGen) declare(n *namedType) {
 	case n.target != nil:
 		g.printf("export type %s = %s;\n", n.name, tsExpr(*n.target))
 	case n.values != nil:
-		g.printf("export type %s = %s;\n", n.name, union(n.values))
+		g.alias(n.name, union(n.values))
 	default:
 		g.printf("export interface %s {\n", n.name)
 		for _, f := range n.fields {
@@ -159,16 +201,18 @@ func (g *tsGen) methods() {
 		name := lowerFirst(mi.goName)
 		method := constName(g.m.src, mi.Name())
 		params := tsExpr(mi.params)
+		var ctor string
 		switch {
 		case mi.result == nil && params == voidType:
-			g.printf("export const %s = new NotificationType0(%s);\n", name, method)
+			ctor = "NotificationType0"
 		case mi.result == nil:
-			g.printf("export const %s = new NotificationType<%s>(%s);\n", name, params, method)
+			ctor = fmt.Sprintf("NotificationType<%s>", params)
 		case params == voidType:
-			g.printf("export const %s = new RequestType0<%s, void>(%s);\n", name, resultExpr(*mi.result), method)
+			ctor = fmt.Sprintf("RequestType0<%s, void>", resultExpr(*mi.result))
 		default:
-			g.printf("export const %s = new RequestType<%s, %s, void>(%s);\n", name, params, resultExpr(*mi.result), method)
+			ctor = fmt.Sprintf("RequestType<%s, %s, void>", params, resultExpr(*mi.result))
 		}
+		g.statement(fmt.Sprintf("export const %s = new %s(", name, ctor), []string{method}, ");")
 	}
 }
 

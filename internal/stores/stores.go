@@ -45,6 +45,9 @@ type Stores struct {
 	Trusted bool
 	// Memory is the project's memory folder, under the XDG data folder.
 	Memory *memory.Store
+	// StateDir is the project's state folder, where a sandboxed command's
+	// overlay layers are made.
+	StateDir string
 }
 
 // Open opens the stores of the project whose primary folder is root. The
@@ -72,7 +75,7 @@ func Open(root string, o Options) (*Stores, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open undo store for %s: %w", root, err)
 	}
-	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root), Memory: memory.Open(memDir)}
+	s := &Stores{Undo: u, Staging: staging.Open(StagingDir(root)), Trusted: shell.Trusted(root), Memory: memory.Open(memDir), StateDir: project.StateDir(root)}
 	if s.Rules, err = permission.LoadRules(RulesPath(root)); err != nil {
 		log.Error("ignoring saved permissions", "path", RulesPath(root), "err", err)
 		s.Rules, _ = permission.LoadRules("")

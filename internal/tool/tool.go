@@ -242,6 +242,12 @@ type Env struct {
 	Rules       *permission.Rules
 	Staging     *staging.Store
 	Jobs        *shell.Jobs
+	// Layers is the project's state folder, under which a sandboxed
+	// command's overlay layers are made (see package overlay). Empty:
+	// commands are not captured, so a sandboxed command asks before it
+	// runs as any other does (its writes would go straight to the
+	// workspace).
+	Layers string
 	// Memory is the project's memory folder; without it the memory tools
 	// are not offered. Changes to its files are memory writes: medium
 	// risk, never "outside the workspace".
@@ -278,6 +284,7 @@ func (e *Env) Attach(st *stores.Stores) {
 	e.Staging = st.Staging
 	e.Trusted = st.Trusted
 	e.Memory = st.Memory
+	e.Layers = st.StateDir
 	if st.Jobs != nil {
 		e.Jobs = st.Jobs
 	}

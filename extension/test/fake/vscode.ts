@@ -1,11 +1,25 @@
 import { readFileSync } from "node:fs";
+import type * as vscode from "vscode";
+import type { Only, Shape } from "./api";
 
 // A stand-in for the `vscode` module: the parts of the API the extension
 // uses, in memory, with hooks for tests to script the user (message
 // buttons, quick picks, input boxes) and to look at what happened. The
-// test build aliases `vscode` to this file.
+// test build aliases `vscode` to this file. Each namespace object
+// `satisfies` its Shape and each class is listed in Checked at the end,
+// so nothing here offers what VS Code does not (api.ts says how); the
+// test's own handles are `fake`, FakeDocument and FakeQuickPick.
 
 type Listener<T> = (e: T) => unknown;
+
+/**
+ * Subscribes a listener typed with VS Code's event to the fake's emitter,
+ * whose events stand for VS Code's (the fake's objects have the members
+ * the extension reads).
+ */
+function on<T>(emitter: EventEmitter<T>, l: (e: never) => unknown): Disposable {
+  return emitter.event(l as Listener<T>);
+}
 
 export class Disposable {
   constructor(private readonly fn: () => void = () => undefined) {}
@@ -38,13 +52,13 @@ export class CancellationTokenSource {
   private cancelled = false;
   readonly token: { readonly isCancellationRequested: boolean; onCancellationRequested: EventEmitter<void>["event"] };
   constructor() {
-    const source = this;
+    const cancelled = () => this.cancelled;
     this.token = {
       get isCancellationRequested(): boolean {
-        return source.cancelled;
+        return cancelled();
       },
       onCancellationRequested: this.emitter.event,
-    };
+    } satisfies Shape<vscode.CancellationToken>;
   }
   cancel(): void {
     if (!this.cancelled) {
@@ -76,7 +90,8 @@ export class Uri {
     if (!m) {
       throw new Error(`bad uri ${s}`);
     }
-    return new Uri(m[1], m[2] ?? "", decodeURIComponent(m[3]), m[4] ?? "", m[5] ?? "");
+    const g: (string | undefined)[] = m; // a group that did not take part is undefined
+    return new Uri(g[1] ?? "", g[2] ?? "", decodeURIComponent(g[3] ?? ""), g[4] ?? "", g[5] ?? "");
   }
   static joinPath(base: Uri, ...segs: string[]): Uri {
     return new Uri(base.scheme, base.authority, [base.path.replace(/\/$/, ""), ...segs].join("/"), "", "");
@@ -108,12 +123,14 @@ export class Range {
   readonly start: Position;
   readonly end: Position;
   constructor(a: number | Position, b: number | Position, c?: number, d?: number) {
-    if (typeof a === "number") {
-      this.start = new Position(a, b as number);
-      this.end = new Position(c!, d!);
-    } else {
+    if (typeof a === "number" && typeof b === "number" && c !== undefined && d !== undefined) {
+      this.start = new Position(a, b);
+      this.end = new Position(c, d);
+    } else if (typeof a !== "number" && typeof b !== "number") {
       this.start = a;
-      this.end = b as Position;
+      this.end = b;
+    } else {
+      throw new Error("Range takes two positions or four numbers");
     }
   }
 }
@@ -185,7 +202,10 @@ export class ThemeIcon {
 
 export class MarkdownString {
   value: string;
-  constructor(value = "", readonly supportThemeIcons = false) {
+  constructor(
+    value = "",
+    readonly supportThemeIcons = false,
+  ) {
     this.value = value;
   }
   appendMarkdown(s: string): this {
@@ -251,10 +271,16 @@ export class LanguageModelChatMessage {
     readonly content: unknown[],
   ) {}
   static User(content: string | unknown[]): LanguageModelChatMessage {
-    return new LanguageModelChatMessage(LanguageModelChatMessageRole.User, typeof content === "string" ? [new LanguageModelTextPart(content)] : content);
+    return new LanguageModelChatMessage(
+      LanguageModelChatMessageRole.User,
+      typeof content === "string" ? [new LanguageModelTextPart(content)] : content,
+    );
   }
   static Assistant(content: string | unknown[]): LanguageModelChatMessage {
-    return new LanguageModelChatMessage(LanguageModelChatMessageRole.Assistant, typeof content === "string" ? [new LanguageModelTextPart(content)] : content);
+    return new LanguageModelChatMessage(
+      LanguageModelChatMessageRole.Assistant,
+      typeof content === "string" ? [new LanguageModelTextPart(content)] : content,
+    );
   }
 }
 
@@ -287,10 +313,26 @@ export class TabInputTextDiff {
   ) {}
 }
 
+export class TextEdit {
+  constructor(
+    readonly range: Range,
+    readonly newText: string,
+  ) {}
+}
+
 export class WorkspaceEdit {
-  readonly edits: { uri: Uri; range: Range; text: string }[] = [];
-  replace(uri: Uri, range: Range, text: string): void {
-    this.edits.push({ uri, range, text });
+  private readonly edits: [Uri, TextEdit[]][] = [];
+  replace(uri: Uri, range: Range, newText: string): void {
+    const e = new TextEdit(range, newText);
+    const entry = this.edits.find(([u]) => u.toString() === uri.toString());
+    if (entry) {
+      entry[1].push(e);
+    } else {
+      this.edits.push([uri, [e]]);
+    }
+  }
+  entries(): [Uri, TextEdit[]][] {
+    return this.edits;
   }
 }
 
@@ -363,8 +405,10 @@ export class FakeQuickPick<T extends { label: string }> {
   visible = false;
   show(): void {
     this.visible = true;
-    fake.quickPicks.push(this as FakeQuickPick<any>);
-    queueMicrotask(() => fake.onQuickPick(this as FakeQuickPick<any>));
+    // The list holds quick picks of every item type; the test knows each one's.
+    const qp = this as unknown as FakeQuickPick<vscode.QuickPickItem>;
+    fake.quickPicks.push(qp);
+    queueMicrotask(() => fake.onQuickPick(qp));
   }
   /** The user types text and presses Enter on the item shown first (or none). */
   acceptWith(value: string, item?: T): void {
@@ -409,32 +453,32 @@ export const fake = {
   logs: [] as string[],
   executed: [] as { command: string; args: unknown[] }[],
   contexts: new Map<string, unknown>(),
-  commands: new Map<string, (...args: any[]) => unknown>(),
-  tools: new Map<string, any>(),
-  invoked: [] as { name: string; options: any }[],
-  fileSystems: new Map<string, any>(),
-  contentProviders: new Map<string, any>(),
-  codeLensProviders: [] as { selector: any; provider: any }[],
-  treeProviders: new Map<string, any>(),
+  commands: new Map<string, (...args: unknown[]) => unknown>(),
+  tools: new Map<string, vscode.LanguageModelTool<object>>(),
+  invoked: [] as { name: string; options: vscode.LanguageModelToolInvocationOptions<object> }[],
+  fileSystems: new Map<string, vscode.FileSystemProvider>(),
+  contentProviders: new Map<string, vscode.TextDocumentContentProvider>(),
+  codeLensProviders: [] as { selector: vscode.DocumentSelector; provider: vscode.CodeLensProvider }[],
+  treeProviders: new Map<string, vscode.TreeDataProvider<unknown>>(),
   treeViews: new Map<string, { badge?: { value: number; tooltip: string }; dispose(): void }>(),
-  quickPicks: [] as FakeQuickPick<any>[],
+  quickPicks: [] as FakeQuickPick<vscode.QuickPickItem>[],
   shownDocuments: [] as FakeDocument[],
   tabs: [] as { input: unknown }[],
   /** The editor with the keyboard, as the extension host last heard (setActiveEditor). */
   activeEditor: undefined as { document: FakeDocument } | undefined,
-  statusItems: [] as any[],
+  statusItems: [] as FakeStatusItem[],
   events: newEvents(),
   /** Decides which button the user presses on a message; undefined dismisses it. */
-  onMessage: (_m: Message): string | undefined | Promise<string | undefined> => undefined,
-  onQuickPick: (_qp: FakeQuickPick<any>): void => undefined,
-  onShowQuickPick: (_items: any[]): any => undefined,
-  onInputBox: (_opts: unknown): string | undefined => undefined,
+  onMessage: (() => undefined) as (m: Message) => string | undefined | Promise<string | undefined>,
+  onQuickPick: (() => undefined) as (qp: FakeQuickPick<vscode.QuickPickItem>) => void,
+  onShowQuickPick: (() => undefined) as (items: vscode.QuickPickItem[]) => vscode.QuickPickItem | undefined,
+  onInputBox: (() => undefined) as (opts: vscode.InputBoxOptions | undefined) => string | undefined,
   /**
    * Plays VS Code running a tool another tool invoked (the approval tool's
    * confirmation, a compose program's call): by default, the registered
    * tool's invoke runs.
    */
-  onInvokeTool: async (name: string, options: any, token?: unknown): Promise<any> => runRegisteredTool(name, options, token),
+  onInvokeTool: runRegisteredTool,
 
   reset(): void {
     this.config = {};
@@ -480,6 +524,37 @@ export const fake = {
     }
   },
 
+  /** The tool the extension registered under name; a test fails without it. */
+  tool(name: string): vscode.LanguageModelTool<object> {
+    const t = this.tools.get(name);
+    if (!t) {
+      throw new Error(`no tool ${name} in this test`);
+    }
+    return t;
+  },
+
+  /**
+   * A chat turn's token as a test makes it: VS Code types it as opaque
+   * (never), and at run time it is an object naming the turn.
+   */
+  turnToken(t: object | undefined): never {
+    return t as never;
+  },
+
+  /** What the content provider registered for uri's scheme gives for it. */
+  async provided(uri: Uri): Promise<string | null | undefined> {
+    const cp = this.contentProviders.get(uri.scheme);
+    if (!cp) {
+      throw new Error(`no content provider for ${uri.scheme}`);
+    }
+    return cp.provideTextDocumentContent(uri, new CancellationTokenSource().token);
+  },
+
+  /** The text of a tool's result, its text parts joined. */
+  text(res: vscode.LanguageModelToolResult | null | undefined): string {
+    return (res?.content ?? []).map((p) => (p instanceof LanguageModelTextPart ? p.value : "")).join("");
+  },
+
   document(uri: Uri): FakeDocument | undefined {
     return this.documents.find((d) => d.uri.toString() === uri.toString());
   },
@@ -493,9 +568,17 @@ export const fake = {
 
   lenses(uri: Uri): CodeLens[] {
     const doc = this.document(uri);
+    if (!doc) {
+      return [];
+    }
+    const token = new CancellationTokenSource().token;
     return this.codeLensProviders
-      .filter((p) => p.selector.scheme === uri.scheme)
-      .flatMap((p) => p.provider.provideCodeLenses(doc) ?? []);
+      .filter((p) => typeof p.selector === "object" && "scheme" in p.selector && p.selector.scheme === uri.scheme)
+      .flatMap((p) => {
+        // The extension's providers answer at once, with a list.
+        const lenses = p.provider.provideCodeLenses(textDocument(doc), token);
+        return Array.isArray(lenses) ? lenses : [];
+      });
   },
 };
 
@@ -509,6 +592,27 @@ async function message(kind: Message["kind"], text: string, ...rest: unknown[]):
   return fake.onMessage(m);
 }
 
+/** A status bar item; visible is the test's (VS Code's item does not say). */
+export class FakeStatusItem {
+  text = "";
+  tooltip: string | MarkdownString | undefined;
+  command: string | vscode.Command | undefined;
+  name = "";
+  backgroundColor: ThemeColor | undefined;
+  accessibilityInformation: vscode.AccessibilityInformation | undefined;
+  visible = false;
+  constructor(readonly id: string) {}
+  show(): void {
+    this.visible = true;
+  }
+  hide(): void {
+    this.visible = false;
+  }
+  dispose(): void {
+    this.visible = false;
+  }
+}
+
 function logChannel(name: string) {
   const line = (level: string) => (msg: string) => fake.logs.push(`${level} ${msg}`);
   return {
@@ -520,31 +624,17 @@ function logChannel(name: string) {
     error: (m: string | Error) => fake.logs.push(`error ${m instanceof Error ? m.message : m}`),
     append: line("info"),
     appendLine: line("info"),
+    // VS Code declares show twice, once deprecated; the fake's is both.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the member is named, not called
     show: () => fake.executed.push({ command: "<show log>", args: [] }),
     dispose: () => undefined,
-  };
+  } satisfies Shape<vscode.LogOutputChannel>;
 }
 
 export const window = {
   createOutputChannel: (name: string) => logChannel(name),
-  createStatusBarItem: (id: string) => {
-    const item = {
-      id,
-      text: "",
-      tooltip: undefined as unknown,
-      command: undefined as unknown,
-      name: "",
-      backgroundColor: undefined as unknown,
-      accessibilityInformation: undefined as unknown,
-      visible: false,
-      show() {
-        this.visible = true;
-      },
-      hide() {
-        this.visible = false;
-      },
-      dispose() {},
-    };
+  createStatusBarItem: (id?: string | StatusBarAlignment) => {
+    const item = new FakeStatusItem(typeof id === "string" ? id : "");
     fake.statusItems.push(item);
     return item;
   },
@@ -552,13 +642,14 @@ export const window = {
   showWarningMessage: (text: string, ...rest: unknown[]) => message("warning", text, ...rest),
   showErrorMessage: (text: string, ...rest: unknown[]) => message("error", text, ...rest),
   createQuickPick: () => new FakeQuickPick(),
-  showQuickPick: async (items: any[]) => fake.onShowQuickPick(items),
-  showInputBox: async (opts: unknown) => fake.onInputBox(opts),
-  registerTreeDataProvider: (id: string, p: unknown) => {
+  showQuickPick: async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>) =>
+    fake.onShowQuickPick([...(await items)]),
+  showInputBox: (opts?: vscode.InputBoxOptions) => Promise.resolve(fake.onInputBox(opts)),
+  registerTreeDataProvider: (id: string, p: vscode.TreeDataProvider<unknown>) => {
     fake.treeProviders.set(id, p);
     return new Disposable(() => fake.treeProviders.delete(id));
   },
-  createTreeView: (id: string, opts: { treeDataProvider: unknown }) => {
+  createTreeView: (id: string, opts: vscode.TreeViewOptions<unknown>) => {
     fake.treeProviders.set(id, opts.treeDataProvider);
     const view = {
       badge: undefined as { value: number; tooltip: string } | undefined,
@@ -566,7 +657,7 @@ export const window = {
         fake.treeProviders.delete(id);
         fake.treeViews.delete(id);
       },
-    };
+    } satisfies Shape<vscode.TreeView<unknown>>;
     fake.treeViews.set(id, view);
     return view;
   },
@@ -578,50 +669,69 @@ export const window = {
   get activeTextEditor(): { document: FakeDocument } | undefined {
     return fake.activeEditor;
   },
-  onDidChangeActiveTextEditor: (l: Listener<any>) => fake.events.changeActiveEditor.event(l),
+  onDidChangeActiveTextEditor: (l: Listener<vscode.TextEditor | undefined>) => on(fake.events.changeActiveEditor, l),
   tabGroups: {
     get all() {
       return [{ tabs: fake.tabs }];
     },
-    onDidChangeTabs: (l: Listener<any>) => fake.events.changeTabs.event(l),
-    close: async (tab: { input: unknown }) => {
-      fake.tabs = fake.tabs.filter((t) => t !== tab);
-      fake.events.changeTabs.fire({ opened: [], closed: [tab], changed: [] });
-      return true;
+    onDidChangeTabs: (l: Listener<vscode.TabChangeEvent>) => on(fake.events.changeTabs, l),
+    // A tab, a group (the fake has one, holding every tab), or a list of either.
+    close: (target: TabOrGroup | readonly TabOrGroup[]) => {
+      const targets: readonly TabOrGroup[] = isList(target) ? target : [target];
+      const closing = new Set(targets.flatMap((t) => ("tabs" in t ? t.tabs : [t])));
+      fake.tabs = fake.tabs.filter((t) => !closing.has(t));
+      fake.events.changeTabs.fire({ opened: [], closed: [...closing], changed: [] });
+      return Promise.resolve(true);
     },
-  },
-};
+  } satisfies Shape<vscode.TabGroups>,
+} satisfies Shape<typeof vscode.window>;
+
+let untitled = 0;
+
+interface FakeTab {
+  input: unknown;
+}
+type TabOrGroup = FakeTab | { tabs: readonly FakeTab[] };
+
+function isList<T>(x: T | readonly T[]): x is readonly T[] {
+  return Array.isArray(x);
+}
 
 export const workspace = {
   get workspaceFolders() {
     return fake.folders.length > 0 ? fake.folders : undefined;
   },
-  getConfiguration: (section: string) => ({
-    get: <T>(key: string, dflt: T): T => {
-      const k = `${section}.${key}`;
-      return k in fake.config ? (fake.config[k] as T) : dflt;
-    },
-  }),
-  onDidChangeConfiguration: (l: Listener<any>) => fake.events.changeConfiguration.event(l),
-  onDidChangeWorkspaceFolders: (l: Listener<any>) => fake.events.changeFolders.event(l),
-  onDidChangeTextDocument: (l: Listener<any>) => fake.events.changeDocument.event(l),
-  onDidSaveTextDocument: (l: Listener<any>) => fake.events.saveDocument.event(l),
-  onDidCloseTextDocument: (l: Listener<any>) => fake.events.closeDocument.event(l),
-  onDidOpenTextDocument: (l: Listener<any>) => fake.events.openDocument.event(l),
+  getConfiguration: (section?: string) =>
+    ({
+      get: <T>(key: string, dflt: T): T => {
+        const k = section ? `${section}.${key}` : key;
+        return k in fake.config ? (fake.config[k] as T) : dflt;
+      },
+    }) satisfies Shape<vscode.WorkspaceConfiguration>,
+  onDidChangeConfiguration: (l: Listener<vscode.ConfigurationChangeEvent>) => on(fake.events.changeConfiguration, l),
+  onDidChangeWorkspaceFolders: (l: Listener<vscode.WorkspaceFoldersChangeEvent>) => on(fake.events.changeFolders, l),
+  onDidChangeTextDocument: (l: Listener<vscode.TextDocumentChangeEvent>) => on(fake.events.changeDocument, l),
+  onDidSaveTextDocument: (l: Listener<vscode.TextDocument>) => on(fake.events.saveDocument, l),
+  onDidCloseTextDocument: (l: Listener<vscode.TextDocument>) => on(fake.events.closeDocument, l),
+  onDidOpenTextDocument: (l: Listener<vscode.TextDocument>) => on(fake.events.openDocument, l),
   get textDocuments() {
     return fake.documents;
   },
-  registerFileSystemProvider: (scheme: string, p: any) => {
+  registerFileSystemProvider: (scheme: string, p: vscode.FileSystemProvider) => {
     fake.fileSystems.set(scheme, p);
     // As the editor does: a document without unsaved changes is reloaded
     // when its file changes.
-    const sub = p.onDidChangeFile?.((events: { type: FileChangeType; uri: Uri }[]) => {
+    const sub = p.onDidChangeFile((events) => {
       for (const e of events) {
         const doc = fake.document(e.uri);
         if (e.type !== FileChangeType.Changed || !doc || doc.isDirty) {
           continue;
         }
-        const text = Buffer.from(p.readFile(e.uri)).toString("utf8");
+        const data = p.readFile(e.uri);
+        if (!(data instanceof Uint8Array)) {
+          throw new Error("the fake reloads only from a provider that reads at once");
+        }
+        const text = Buffer.from(data).toString("utf8");
         if (text !== doc.getText()) {
           doc.setText(text);
           queueMicrotask(() => fake.events.changeDocument.fire({ document: doc, contentChanges: [] }));
@@ -629,15 +739,23 @@ export const workspace = {
       }
     });
     return new Disposable(() => {
-      sub?.dispose();
+      sub.dispose();
       fake.fileSystems.delete(scheme);
     });
   },
-  registerTextDocumentContentProvider: (scheme: string, p: unknown) => {
+  registerTextDocumentContentProvider: (scheme: string, p: vscode.TextDocumentContentProvider) => {
     fake.contentProviders.set(scheme, p);
     return new Disposable(() => fake.contentProviders.delete(scheme));
   },
-  openTextDocument: async (uri: Uri) => {
+  openTextDocument: async (target?: Uri | string | { language?: string; content?: string }) => {
+    if (typeof target === "string") {
+      target = Uri.file(target);
+    }
+    if (!(target instanceof Uri)) {
+      // An untitled document with the content given.
+      return fake.addDocument(Uri.from({ scheme: "untitled", path: `Untitled-${++untitled}` }), target?.content ?? "");
+    }
+    const uri = target;
     const open = fake.document(uri);
     if (open) {
       return open;
@@ -648,7 +766,7 @@ export const workspace = {
     if (fsp) {
       text = Buffer.from(await fsp.readFile(uri)).toString("utf8");
     } else if (cp) {
-      text = await cp.provideTextDocumentContent(uri);
+      text = (await cp.provideTextDocumentContent(uri, new CancellationTokenSource().token)) ?? "";
     } else if (uri.scheme === "file") {
       text = readFileSync(uri.fsPath, "utf8");
     } else {
@@ -656,43 +774,46 @@ export const workspace = {
     }
     return fake.addDocument(uri, text);
   },
-  applyEdit: async (edit: WorkspaceEdit) => {
-    for (const e of edit.edits) {
-      const doc = fake.document(e.uri);
+  applyEdit: (edit: vscode.WorkspaceEdit) => {
+    for (const [uri, edits] of edit.entries()) {
+      const doc = fake.document(uri);
       if (!doc) {
-        return false;
+        return Promise.resolve(false);
       }
-      const t = doc.getText();
-      const next = t.slice(0, doc.offsetAt(e.range.start)) + e.text + t.slice(doc.offsetAt(e.range.end));
-      doc.setText(next);
+      for (const e of edits) {
+        const t = doc.getText();
+        const next = t.slice(0, doc.offsetAt(e.range.start)) + e.newText + t.slice(doc.offsetAt(e.range.end));
+        doc.setText(next);
+      }
       doc.isDirty = true;
       fake.events.changeDocument.fire({ document: doc, contentChanges: [] });
     }
-    return true;
+    return Promise.resolve(true);
   },
-};
+} satisfies Shape<typeof vscode.workspace>;
 
 export const languages = {
-  getDiagnostics: (uri?: Uri): any => {
+  getDiagnostics: (uri?: Uri): Diagnostic[] | [Uri, Diagnostic[]][] => {
     if (uri) {
       return fake.diagnostics.get(uri.toString())?.diags ?? [];
     }
-    return [...fake.diagnostics.values()].map((x) => [x.uri, x.diags]);
+    return [...fake.diagnostics.values()].map((x): [Uri, Diagnostic[]] => [x.uri, x.diags]);
   },
-  onDidChangeDiagnostics: (l: Listener<any>) => fake.events.changeDiagnostics.event(l),
-  registerCodeLensProvider: (selector: unknown, provider: unknown) => {
+  onDidChangeDiagnostics: (l: Listener<vscode.DiagnosticChangeEvent>) => on(fake.events.changeDiagnostics, l),
+  registerCodeLensProvider: (selector: vscode.DocumentSelector, provider: vscode.CodeLensProvider) => {
     const entry = { selector, provider };
     fake.codeLensProviders.push(entry);
     return new Disposable(() => (fake.codeLensProviders = fake.codeLensProviders.filter((x) => x !== entry)));
   },
-};
+} satisfies Shape<typeof vscode.languages>;
 
 export const commands = {
-  registerCommand: (id: string, fn: (...args: any[]) => unknown) => {
+  registerCommand: (id: string, fn: (...args: never[]) => unknown) => {
     if (fake.commands.has(id)) {
       throw new Error(`command ${id} already registered`);
     }
-    fake.commands.set(id, fn);
+    // Run by a test with the arguments VS Code would pass, untyped there too.
+    fake.commands.set(id, fn as (...args: unknown[]) => unknown);
     return new Disposable(() => fake.commands.delete(id));
   },
   executeCommand: async (command: string, ...args: unknown[]) => {
@@ -713,34 +834,94 @@ export const commands = {
     const fn = fake.commands.get(command);
     return fn ? fn(...args) : undefined;
   },
-};
+} satisfies Shape<typeof vscode.commands>;
 
 /** Runs a registered tool as VS Code would: its invoke, with the caller's options. */
-async function runRegisteredTool(name: string, options: unknown, token?: unknown): Promise<any> {
-  const tool = fake.tools.get(name);
-  if (!tool) {
-    throw new Error(`no tool ${name} in this test`);
+async function runRegisteredTool(
+  name: string,
+  options: vscode.LanguageModelToolInvocationOptions<object>,
+  token?: vscode.CancellationToken,
+): Promise<vscode.LanguageModelToolResult> {
+  const res = await fake.tool(name).invoke(options, token ?? new CancellationTokenSource().token);
+  if (!res) {
+    throw new Error(`tool ${name} gave no result`);
   }
-  return tool.invoke(options, token);
+  return res;
+}
+
+/** The fake document as the extension sees it: Checked holds it to TextDocument's members, which it has in part. */
+function textDocument(d: FakeDocument): vscode.TextDocument {
+  return d as unknown as vscode.TextDocument;
 }
 
 export const lm = {
-  invokeTool: (name: string, options: any, token?: unknown) => {
+  invokeTool: (
+    name: string,
+    options: vscode.LanguageModelToolInvocationOptions<object>,
+    token?: vscode.CancellationToken,
+  ) => {
     fake.invoked.push({ name, options });
     return fake.onInvokeTool(name, options, token);
   },
-  registerTool: (name: string, tool: unknown) => {
+  registerTool: (name: string, tool: vscode.LanguageModelTool<object>) => {
     if (fake.tools.has(name)) {
       throw new Error(`tool ${name} already registered`);
     }
     fake.tools.set(name, tool);
     return new Disposable(() => fake.tools.delete(name));
   },
-
-};
+} satisfies Shape<typeof vscode.lm>;
 
 export const env = {
   get appRoot(): string {
     return fake.appRoot;
   },
-};
+} satisfies Shape<typeof vscode.env>;
+
+/**
+ * Each class above against its VS Code counterpart, the instance side and
+ * the static side (FakeDocument stands for a TextDocument, FakeQuickPick
+ * for a QuickPick; their test-only helpers are named).
+ */
+export type Checked = [
+  Only<vscode.Disposable, Disposable>,
+  Only<typeof vscode.Disposable, typeof Disposable>,
+  Only<vscode.EventEmitter<unknown>, EventEmitter<unknown>>,
+  Only<typeof vscode.EventEmitter, typeof EventEmitter>,
+  Only<vscode.CancellationTokenSource, CancellationTokenSource>,
+  Only<typeof vscode.CancellationTokenSource, typeof CancellationTokenSource>,
+  Only<vscode.Uri, Uri>,
+  Only<typeof vscode.Uri, typeof Uri>,
+  Only<vscode.Position, Position>,
+  Only<vscode.Range, Range>,
+  Only<typeof vscode.DiagnosticSeverity, typeof DiagnosticSeverity>,
+  Only<vscode.Diagnostic, Diagnostic>,
+  Only<typeof vscode.StatusBarAlignment, typeof StatusBarAlignment>,
+  Only<typeof vscode.TreeItemCollapsibleState, typeof TreeItemCollapsibleState>,
+  Only<typeof vscode.FileType, typeof FileType>,
+  Only<typeof vscode.FileChangeType, typeof FileChangeType>,
+  Only<typeof vscode.QuickPickItemKind, typeof QuickPickItemKind>,
+  Only<vscode.FileSystemError, FileSystemError>,
+  Only<typeof vscode.FileSystemError, typeof FileSystemError>,
+  Only<vscode.ThemeColor, ThemeColor>,
+  Only<vscode.ThemeIcon, ThemeIcon>,
+  Only<vscode.MarkdownString, MarkdownString>,
+  Only<vscode.TreeItem, TreeItem>,
+  Only<vscode.CodeLens, CodeLens>,
+  Only<vscode.LanguageModelTextPart, LanguageModelTextPart>,
+  Only<vscode.LanguageModelToolResult, LanguageModelToolResult>,
+  Only<vscode.LanguageModelToolCallPart, LanguageModelToolCallPart>,
+  Only<vscode.LanguageModelToolResultPart, LanguageModelToolResultPart>,
+  Only<typeof vscode.LanguageModelChatMessageRole, typeof LanguageModelChatMessageRole>,
+  Only<vscode.LanguageModelChatMessage, LanguageModelChatMessage>,
+  Only<typeof vscode.LanguageModelChatMessage, typeof LanguageModelChatMessage>,
+  Only<vscode.LanguageModelError, LanguageModelError>,
+  Only<typeof vscode.LanguageModelError, typeof LanguageModelError>,
+  Only<vscode.TabInputText, TabInputText>,
+  Only<vscode.TabInputTextDiff, TabInputTextDiff>,
+  Only<vscode.TextEdit, TextEdit>,
+  Only<vscode.WorkspaceEdit, WorkspaceEdit>,
+  Only<vscode.TextDocument, Omit<FakeDocument, "type" | "setText">>,
+  Only<vscode.QuickPick<vscode.QuickPickItem>, Omit<FakeQuickPick<vscode.QuickPickItem>, "acceptWith" | "visible">>,
+  Only<vscode.StatusBarItem, Omit<FakeStatusItem, "visible">>,
+];

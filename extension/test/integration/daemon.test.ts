@@ -17,13 +17,21 @@ import { Daemon } from "../../src/daemon";
 import { DiagnosticsFeeder } from "../../src/diagnostics";
 import { InfoDocuments } from "../../src/infoDocuments";
 import { PlanView } from "../../src/plan";
-import { ApprovalRequestParams, permissionsList } from "../../src/protocol";
+import { permissionsList } from "../../src/protocol";
 import { RequestIds } from "../../src/requestIds";
 import { newToolContext, registerTools } from "../../src/tools";
 import { reviewPermissions } from "../../src/permissionCommands";
 import { reviewStaged } from "../../src/stagedCommands";
 import { showCheckpoints, undo } from "../../src/undoCommands";
-import { CancellationTokenSource, Diagnostic, DiagnosticSeverity, LanguageModelTextPart, Range, Uri, fake } from "../fake/vscode";
+import {
+  CancellationTokenSource,
+  Diagnostic,
+  DiagnosticSeverity,
+  LanguageModelTextPart,
+  Range,
+  Uri,
+  fake,
+} from "../fake/vscode";
 import { logChannel, until } from "../stubDaemon";
 
 /** Integration tests get a generous limit, so a hang fails instead of stalling CI. */
@@ -46,6 +54,8 @@ function repoRoot(): string {
 let tmp: string;
 let ws: string;
 let daemon: Daemon;
+/** The daemon once before() made it; unset if before() failed first. */
+let made: Daemon | undefined;
 let approvals: Approvals;
 let plan: PlanView;
 let feeder: DiagnosticsFeeder;
@@ -68,18 +78,25 @@ before(() => {
   fake.config["tether.path"] = binary;
   fake.config["tether.logLevel"] = "debug";
   fake.folders = [{ uri: Uri.file(ws), name: "ws", index: 0 }];
-  daemon = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
+  daemon = made = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
   approvals = new Approvals(daemon, log);
   registerAsk(daemon);
   plan = new PlanView(daemon);
   feeder = new DiagnosticsFeeder(daemon);
   docs = new InfoDocuments();
   const pkg = JSON.parse(readFileSync(path.join(repoRoot(), "package.json"), "utf8"));
-  registerTools(daemon, pkg.contributes.languageModelTools.map((t: { name: string }) => t.name), log, { ...newToolContext(approvals.chat.calls), ids: new RequestIds() }, approvals.chat);
+  registerTools(
+    daemon,
+    pkg.contributes.languageModelTools.map((t: { name: string }) => t.name),
+    log,
+    { ...newToolContext(approvals.chat.calls), ids: new RequestIds() },
+    approvals.chat,
+  );
 });
 
 after(async () => {
-  if (!daemon) {
+  const d = made;
+  if (!d) {
     return; // before() failed; its error is the one to read
   }
   const pid = daemon.pid;
@@ -94,11 +111,14 @@ after(async () => {
 });
 
 /** Calls a tool the way VS Code's chat does, and returns the text the model would see. */
-async function call(tool: string, input: object, turn: object | undefined = undefined, token = new CancellationTokenSource().token): Promise<string> {
-  const t = fake.tools.get(`tether_${tool}`);
-  assert.ok(t, `tool tether_${tool} is registered`);
-  const res = await t.invoke({ input, toolInvocationToken: turn }, token);
-  return res.content.map((p: LanguageModelTextPart) => p.value).join("");
+async function call(
+  tool: string,
+  input: object,
+  turn?: object,
+  token = new CancellationTokenSource().token,
+): Promise<string> {
+  const res = await fake.tool(`tether_${tool}`).invoke({ input, toolInvocationToken: fake.turnToken(turn) }, token);
+  return fake.text(res);
 }
 
 function offered(name: string): boolean {
@@ -137,10 +157,11 @@ test("a tool's own error comes back as text for the model", async () => {
 });
 
 test("tools/prepare gives the progress message", async () => {
-  const t = fake.tools.get("tether_read_file");
-  const prepared = await t.prepareInvocation({ input: { path: "hello.txt" } }, new CancellationTokenSource().token);
-  assert.ok(prepared.invocationMessage.length > 0);
-  assert.equal(prepared.confirmationMessages, undefined);
+  const t = fake.tool("tether_read_file");
+  const prepared = await t.prepareInvocation?.({ input: { path: "hello.txt" } }, new CancellationTokenSource().token);
+  const msg = prepared?.invocationMessage;
+  assert.ok(typeof msg === "string" ? msg.length > 0 : msg?.value.length);
+  assert.equal(prepared?.confirmationMessages, undefined);
 });
 
 // Lines 2 and 15 of 20 changed: far enough apart to make two hunks.
@@ -153,7 +174,7 @@ async function proposeWrite(file: string) {
   await call("read_file", { path: file });
   const result = call("write_file", { path: file, content: twoChanges }, {});
   const review = await nextReview();
-  return { result, review, params: review.params as ApprovalRequestParams };
+  return { result, review, params: review.params };
 }
 
 test("edit approval: the request carries the file, both texts and the diff", async () => {
@@ -165,8 +186,11 @@ test("edit approval: the request carries the file, both texts and the diff", asy
   assert.equal(params.proposed, twoChanges);
   assert.ok(params.requestId, "names the chat request");
   assert.ok(params.alwaysScope);
-  assert.ok(fake.executed.some((e) => e.command === "vscode.diff"), "the diff editor opened");
-  approvals.answer("no", review.proposedUri as any);
+  assert.ok(
+    fake.executed.some((e) => e.command === "vscode.diff"),
+    "the diff editor opened",
+  );
+  approvals.answer("no", review.proposedUri);
   assert.match(await result, /declined/);
   assert.equal(readFileSync(path.join(ws, "shape.txt"), "utf8"), twentyLines, "declined: nothing written");
 });
@@ -174,10 +198,14 @@ test("edit approval: the request carries the file, both texts and the diff", asy
 test("edit approval: a dropped hunk is not written", async () => {
   const { result, review, params } = await proposeWrite("hunks.txt");
   assert.equal(params.hunks?.length, 2, "the request offers the change's two hunks");
-  await approvals.toggleHunk(review.proposedUri.toString(), params.hunks![0].id);
-  approvals.answer("yes", review.proposedUri as any);
+  await approvals.toggleHunk(review.proposedUri.toString(), params.hunks[0].id);
+  approvals.answer("yes", review.proposedUri);
   const out = await result;
-  assert.equal(readFileSync(path.join(ws, "hunks.txt"), "utf8"), twentyLines.replace("line 15\n", "LINE FIFTEEN\n"), "only the kept hunk was written");
+  assert.equal(
+    readFileSync(path.join(ws, "hunks.txt"), "utf8"),
+    twentyLines.replace("line 15\n", "LINE FIFTEEN\n"),
+    "only the kept hunk was written",
+  );
   assert.match(out, /dropped/, "the model is told what the user dropped");
 });
 
@@ -186,17 +214,22 @@ test("edit approval: text the user typed into the proposal is what gets written"
   const doc = review.document()!;
   const mine = twoChanges.replace("line 5\n", "the user's line 5\n");
   (doc as any).type(mine);
-  approvals.answer("yes", review.proposedUri as any);
+  approvals.answer("yes", review.proposedUri);
   const out = await result;
   assert.equal(readFileSync(path.join(ws, "edited.txt"), "utf8"), mine);
   assert.match(out, /edited/i, "the model is told the user changed the proposal");
 });
 
 /** Writes file through write_file, approved with answer, and returns the tool's text. */
-async function approvedWrite(file: string, content: string, answer: "yes" | "always" = "yes", turn: object = {}): Promise<string> {
+async function approvedWrite(
+  file: string,
+  content: string,
+  answer: "yes" | "always" = "yes",
+  turn: object = {},
+): Promise<string> {
   await call("read_file", { path: file });
   const pending = call("write_file", { path: file, content }, turn);
-  approvals.answer(answer, (await nextReview()).proposedUri as any);
+  approvals.answer(answer, (await nextReview()).proposedUri);
   return pending;
 }
 
@@ -261,12 +294,15 @@ test("permissions: an “always” answer is listed, then forgotten", async () =
   await approvedWrite("always.txt", twoChanges, "always");
   let listed: string[] = [];
   fake.onShowQuickPick = (items) => {
-    listed = items.map((i: { label: string }) => i.label);
-    return items.find((i: { action?: string }) => i.action === "reset");
+    listed = items.map((i) => i.label);
+    return items.find((i) => "action" in i && i.action === "reset");
   };
   fake.onMessage = (m) => (m.modal ? "Forget All" : undefined);
   await reviewPermissions(daemon, docs);
-  assert.ok(listed.some((l) => /always .*change files/i.test(l)), `listed: ${listed.join(" | ")}`);
+  assert.ok(
+    listed.some((l) => /always .*change files/i.test(l)),
+    `listed: ${listed.join(" | ")}`,
+  );
   assert.match(fake.messages.at(-1)!.text, /Tether forgot 1 saved answer\./);
   const after = await daemon.request(permissionsList, {});
   assert.deepEqual(after.rules, []);
@@ -303,7 +339,11 @@ test("diagnostics published by the editor come back from problems", async () => 
 });
 
 test("ask_user: the quick pick's answer goes back to the model", async () => {
-  fake.onQuickPick = (qp) => qp.acceptWith("", qp.items.find((i: { label: string }) => i.label === "blue"));
+  fake.onQuickPick = (qp) =>
+    qp.acceptWith(
+      "",
+      qp.items.find((i: { label: string }) => i.label === "blue"),
+    );
   const out = await call("ask_user", { question: "Which colour?", options: ["red", "blue"] });
   assert.match(out, /blue/);
   assert.equal(fake.quickPicks.at(-1)!.title, "Which colour?", "the question stays in view as the title");
@@ -317,21 +357,30 @@ test("ask_user: the quick pick's answer goes back to the model", async () => {
 function answerInChat(answer: "yes" | "always" | "skip" | "no") {
   const asked: any[] = [];
   fake.onInvokeTool = async (name, options) => {
-    const tool = fake.tools.get(name);
-    assert.ok(tool, `${name} is registered`);
-    const prepared = tool.prepareInvocation({ input: options.input });
-    asked.push({ name, input: options.input, title: prepared.confirmationMessages?.title, message: prepared.confirmationMessages?.message?.value });
+    const tool = fake.tool(name);
+    const token = new CancellationTokenSource().token;
+    const confirm = (await tool.prepareInvocation?.({ input: options.input }, token))?.confirmationMessages;
+    const message = typeof confirm?.message === "string" ? confirm.message : confirm?.message.value;
+    asked.push({ name, input: options.input, title: confirm?.title, message });
     if (answer === "skip") {
-      return { content: [new LanguageModelTextPart("The user chose to skip the tool call, they want to proceed without running it")] };
+      return {
+        content: [
+          new LanguageModelTextPart("The user chose to skip the tool call, they want to proceed without running it"),
+        ],
+      };
     }
     if (answer === "always" || answer === "no") {
-      const m = [...String(prepared.confirmationMessages.message.value).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) => JSON.parse(decodeURIComponent(x[1])));
+      const m = [...String(message).matchAll(/confirmAnswer\?([^ )]+)/g)].map((x) =>
+        JSON.parse(decodeURIComponent(x[1])),
+      );
       const link = m.find((x) => x[1] === answer);
       assert.ok(link, `the confirmation links "${answer}"`);
       // What the link's command does (commands are not registered here).
       assert.equal(await approvals.chat.choose(link![0], link![1]), true);
     }
-    return tool.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken });
+    const res = await tool.invoke({ input: options.input, toolInvocationToken: options.toolInvocationToken }, token);
+    assert.ok(res, `${name} gives a result`);
+    return res;
   };
   return asked;
 }
@@ -372,7 +421,11 @@ test("a shell command from outside a chat is asked in Tether's prompt", async (t
     return;
   }
   fake.onInvokeTool = async () => assert.fail("no chat to ask in");
-  fake.onQuickPick = (qp) => qp.acceptWith("", qp.items.find((i: { label: string }) => i.label.includes("Yes")));
+  fake.onQuickPick = (qp) =>
+    qp.acceptWith(
+      "",
+      qp.items.find((i: { label: string }) => i.label.includes("Yes")),
+    );
   assert.match(await call("shell", { command: "mkdir -p outside-chat" }), /exit code 0/);
   assert.match(fake.quickPicks.at(-1)!.title!, /mkdir -p outside-chat/);
 });
@@ -390,10 +443,18 @@ test("cancelling a tool call reaches the daemon, and the daemon closes the quest
 });
 
 test("todo: the plan reaches the tree view", async () => {
-  await call("todo", { items: [{ text: "read", status: "done" }, { text: "edit", status: "in_progress" }] });
+  await call("todo", {
+    items: [
+      { text: "read", status: "done" },
+      { text: "edit", status: "in_progress" },
+    ],
+  });
   const items = () => plan.getChildren().flatMap((n) => (n.kind === "item" ? [n.item] : []));
   await until(() => items().length === 2, "todo/changed");
-  assert.deepEqual(items().map((i) => `${i.text}:${i.status}`), ["read:done", "edit:in_progress"]);
+  assert.deepEqual(
+    items().map((i) => `${i.text}:${i.status}`),
+    ["read:done", "edit:in_progress"],
+  );
   assert.equal(fake.contexts.get("tether.hasPlan"), true);
 });
 
