@@ -54,9 +54,12 @@ export class SetReview {
     return this.files.find((r) => r.proposedUri.toString() === key);
   }
 
-  /** The change set's title in the multi-file diff (the daemon's title already counts the files). */
+  /**
+   * The change set's title in the multi-file diff. VS Code's multi-file
+   * diff adds its own count of the files, so the daemon's is left out.
+   */
   get title(): string {
-    return `Review Tether's changes: ${this.params.title}`;
+    return `Review Tether's changes: ${this.params.title.replace(/ \(\d+ files?\)$/, "")}`;
   }
 
   /**
