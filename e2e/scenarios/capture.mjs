@@ -35,7 +35,7 @@ export default {
     await t.step('the command\'s changes come back as a review', () => approve.waitFor({ timeout: 90000 }));
     t.check('no confirmation was asked before the command ran', !(await wb.confirmation().isVisible().catch(() => false)));
     const tabs = (await wb.page.locator('.tabs-container .tab').allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim());
-    t.check('one review of both files: the multi-file diff names 2 files', tabs.some((s) => s.includes("Review Tether's changes (2 files)")), tabs);
+    t.check('one review of both files: the multi-file diff names 2 files', tabs.some((s) => s.includes("Review Tether's changes: ") && s.includes('changed (2 files)')), tabs);
     const diffs = wb.page.locator('.monaco-diff-editor');
     await t.waitFor(async () => (await diffs.count()) >= 2 || undefined, 20000, 'both files in the diff').catch(() => undefined);
     const shown = (await wb.page.locator('.monaco-diff-editor .editor.modified .view-lines').allInnerTexts()).join('\n').replace(/\u00a0/g, ' ');
@@ -51,7 +51,7 @@ export default {
       /sed-done/.test(result) && /exit code 0/.test(result) && /one\.txt/.test(result) && /two\.txt/.test(result), result.split('\n').slice(-4).join(' / '));
     const written = await t.waitFor(() => allAre(edited) || undefined, 10000, 'both files to be written').then(() => true, () => false);
     t.check('Approve wrote both files', written, Object.keys(files).map(onDisk));
-    const reviewTab = wb.page.locator('.tabs-container .tab', { hasText: "Review Tether's changes (2 files)" });
+    const reviewTab = wb.page.locator('.tabs-container .tab', { hasText: "Review Tether's changes: " });
     t.check('the review closed after Approve', await t.waitFor(async () => (await reviewTab.count()) === 0 || undefined, 10000, 'the review tab to close').then(() => true, () => false));
     await t.shot('approved');
 

@@ -54,10 +54,12 @@ export class SetReview {
     return this.files.find((r) => r.proposedUri.toString() === key);
   }
 
-  /** The change set's title in the multi-file diff. */
+  /**
+   * The change set's title in the multi-file diff. VS Code's multi-file
+   * diff adds its own count of the files, so the daemon's is left out.
+   */
   get title(): string {
-    const n = this.files.length;
-    return `Review Tether's changes (${n} file${n === 1 ? "" : "s"}): ${this.params.title}`;
+    return `Review Tether's changes: ${this.params.title.replace(/ \(\d+ files?\)$/, "")}`;
   }
 
   /**
