@@ -77,6 +77,12 @@ before(() => {
   fake.reset();
   fake.config["tether.path"] = binary;
   fake.config["tether.logLevel"] = "debug";
+  // The shell tests here are about the question asked before a command
+  // runs. At the sandbox's full level a command without network is not
+  // asked: what it wrote is reviewed after it (the daemon's Go tests and
+  // the e2e's capture scenario cover that), so these run at the Landlock
+  // level, where commands ask first.
+  fake.config["tether.shell.sandbox"] = "landlock";
   fake.folders = [{ uri: Uri.file(ws), name: "ws", index: 0 }];
   daemon = made = new Daemon({ extensionPath: tmp, clientVersion: "it", log, stopStepMs: 3000 });
   approvals = new Approvals(daemon, log);
