@@ -148,6 +148,12 @@ func lowerSet(names []string) map[string]bool {
 // SensitiveDirs, SensitivePaths, SensitiveFiles), a dotfile in the home
 // folder.
 func Sensitive(real string, roots []string) bool {
+	home, _ := os.UserHomeDir()
+	return sensitiveFrom(real, roots, home)
+}
+
+// sensitiveFrom is Sensitive with the home folder given ("" for none).
+func sensitiveFrom(real string, roots []string, home string) bool {
 	slash := strings.ToLower(filepath.ToSlash(real))
 	if strings.Contains(slash+"/", "/.git/") {
 		return true
@@ -161,12 +167,31 @@ func Sensitive(real string, roots []string) bool {
 			return true
 		}
 	}
-	if home, err := os.UserHomeDir(); err == nil {
-		if rel, err := filepath.Rel(home, real); err == nil && strings.HasPrefix(rel, ".") && !strings.HasPrefix(rel, "..") {
-			return true
+	if home == "" {
+		return false
+	}
+	rel, err := filepath.Rel(home, real)
+	if err != nil || !strings.HasPrefix(rel, ".") || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	// A dotfile or dot folder of the home folder (~/.bashrc, ~/.ssh,
+	// ~/.config): unless the workspace folder holding the path lies in that
+	// same hidden folder. A project kept in ~/.dotfiles or checked out
+	// under ~/.cache is the user's choice of workspace, and its files are
+	// judged relative to it, above, like any project's.
+	hidden := filepath.Join(home, strings.SplitN(rel, string(filepath.Separator), 2)[0])
+	for _, root := range roots {
+		if within(root, hidden) && within(real, root) {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // sensitiveRel judges a lower-case, slash-separated path relative to a

@@ -95,6 +95,41 @@ func TestSensitive(t *testing.T) {
 	}
 }
 
+// A dotfile of the home folder is sensitive wherever the workspace is,
+// but a workspace that itself lives in a hidden folder of the home folder
+// (a dotfiles repository, a checkout under ~/.cache) is judged like any
+// other: its ordinary files are not sensitive, its own .git and .vscode
+// are, and the rest of that hidden folder still is.
+func TestSensitiveUnderTheHomeFolder(t *testing.T) {
+	home := filepath.FromSlash("/home/u")
+	for _, c := range []struct {
+		path  string
+		roots []string
+		want  bool
+	}{
+		{"/home/u/.bashrc", []string{"/home/u/proj"}, true},
+		{"/home/u/.ssh/config", []string{"/home/u/proj"}, true},
+		{"/home/u/proj/main.go", []string{"/home/u/proj"}, false},
+		{"/home/u/.cache/ws/notes.txt", []string{"/home/u/.cache/ws"}, false},
+		{"/home/u/.cache/ws/sub/a.go", []string{"/home/u/.cache/ws"}, false},
+		{"/home/u/.cache/ws/.vscode/settings.json", []string{"/home/u/.cache/ws"}, true},
+		{"/home/u/.cache/ws/.git/config", []string{"/home/u/.cache/ws"}, true},
+		{"/home/u/.cache/other/x", []string{"/home/u/.cache/ws"}, true},
+		{"/home/u/.cache-evil/x", []string{"/home/u/.cache"}, true},
+		{"/home/u/.dotfiles/vimrc", []string{"/home/u/.dotfiles"}, false},
+		{"/home/u/.bashrc", []string{"/home/u"}, true},
+		{"/home/u/.bashrc", []string{"/home/u/.cache/ws"}, true},
+	} {
+		var roots []string
+		for _, r := range c.roots {
+			roots = append(roots, filepath.FromSlash(r))
+		}
+		if got := sensitiveFrom(filepath.FromSlash(c.path), roots, home); got != c.want {
+			t.Errorf("sensitive(%s, roots %v) = %v, want %v", c.path, c.roots, got, c.want)
+		}
+	}
+}
+
 // TestSensitiveListIsDocumented keeps docs/guarantees.md's list of
 // sensitive paths in step with the code.
 func TestSensitiveListIsDocumented(t *testing.T) {
