@@ -4,7 +4,10 @@
 // files in VS Code's multi-file diff, nothing written meanwhile; Approve
 // writes both; "Tether: Undo Last Request" puts both back, byte for byte.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+
+import { tetherBin } from '../lib/binary.mjs';
 
 const marker = '#capture';
 const files = {
@@ -29,6 +32,15 @@ export default {
     const { wb } = t;
     const onDisk = (name) => fs.readFileSync(t.ws(name), 'utf8');
     const allAre = (want) => Object.keys(files).every((k) => onDisk(k) === want[k]);
+    // Commands are captured only at the sandbox's full level; on a machine
+    // without it (no user namespaces or overlays) there is nothing to see
+    // here, and the report says so rather than failing on the kernel.
+    const doctor = spawnSync(tetherBin(t.dirs), ['doctor'], { encoding: 'utf8', cwd: t.dirs.workspace });
+    const sandbox = (doctor.stdout || '').split('\n').find((l) => /^\S+\s+sandbox\s/.test(l)) || '';
+    if (!/\ssandbox\s+full\b/.test(sandbox)) {
+      t.note(`not run: this machine's sandbox is not at the full level, so commands are not captured (tether doctor: ${sandbox.trim() || doctor.stderr.trim()})`);
+      return;
+    }
     await t.chat(`@tethertest ${marker} rename the colours`);
 
     const approve = wb.diffLens('Approve');

@@ -14,7 +14,8 @@
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
+
+import { tetherBin } from '../lib/binary.mjs';
 
 const original = 'read through MCP\n';
 
@@ -36,17 +37,6 @@ const scripts = {
     { tool: 'mcp_tether_edit_file', input: { path: 'notes.txt', old_string: 'edited through MCP', new_string: 'reviewed in the editor' } },
   ],
 };
-
-/** The tether binary of the installed extension: the one that ships. */
-function tetherBin(dirs) {
-  for (const e of fs.readdirSync(dirs.extensions)) {
-    const p = path.join(dirs.extensions, e, 'bin', `${process.platform}-${process.arch}`, 'tether');
-    if (fs.existsSync(p)) {
-      return p;
-    }
-  }
-  throw new Error('no tether binary among the installed extensions');
-}
 
 /** What `tether mcp --print-config vscode` prints for the workspace, with extra arguments for a server. */
 function printConfig(bin, ws, env) {
