@@ -42,9 +42,10 @@ func (s *Store) collect(cps []*checkpoint) error {
 // sweep removes what crashes leave behind: journals that never got a
 // readable first line, half-written temporary blobs, and blobs no journal
 // uses (written just before a crash, or orphaned by an interrupted
-// collection). It reads the whole store, so it runs when a Store opens, not
-// on every change. Called with the lock held, so no other Store is between
-// writing a blob and recording it.
+// collection). It runs when a Store opens, not on every change; the
+// contents, whose reading is most of its cost, are swept only after a
+// writer died (writers.go). Called with the lock held, so no other Store is
+// between writing a blob and recording it.
 func (s *Store) sweep() error {
 	cps, err := s.loadAll()
 	if err != nil {
@@ -64,12 +65,21 @@ func (s *Store) sweep() error {
 			errs = append(errs, removeIfExists(filepath.Join(s.dir, "checkpoints", n.Name())))
 		}
 	}
+	dead := s.deadWriters()
+	if len(dead) == 0 {
+		return errors.Join(errs...)
+	}
 	used := map[string]bool{}
 	for _, cp := range cps {
 		for _, sha := range cp.blobs() {
 			used[sha] = true
 		}
 	}
-	errs = append(errs, s.blobs.sweep(used))
+	if err := s.blobs.sweep(used); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, m := range dead {
+		errs = append(errs, removeIfExists(m))
+	}
 	return errors.Join(errs...)
 }

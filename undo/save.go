@@ -117,6 +117,7 @@ func (s *Store) Abandon(requestID, path string) error {
 		}
 		switch {
 		case e.wrote == nil && cur.same(e.prior):
+			s.orphanedContent()
 			if len(cp.entries) == 1 && len(cp.kept) == 0 {
 				return s.drop(cp)
 			}
@@ -178,6 +179,7 @@ func (s *Store) capture(path string) (fileState, error) {
 		return st, nil
 	}
 	defer f.Close()
+	s.writing()
 	if st.SHA, st.Size, err = s.blobs.put(f); err != nil {
 		return fileState{}, fmt.Errorf("undo: saving %s: %w", path, err)
 	}
@@ -254,6 +256,7 @@ const (
 )
 
 func (s *Store) append(cp *checkpoint, d durability, recs ...record) error {
+	s.writing()
 	size, err := appendJournal(s.journalPath(cp.id), cp.goodLen, cp.size, bool(d), recs...)
 	if err != nil {
 		return fmt.Errorf("undo: writing checkpoint %s: %w", cp.id, err)
@@ -268,6 +271,7 @@ func (s *Store) append(cp *checkpoint, d durability, recs ...record) error {
 // create starts a new checkpoint for requestID with its first records,
 // then drops the checkpoints past the retention limit.
 func (s *Store) create(requestID string, first ...record) error {
+	s.writing()
 	cps, err := s.loadAll()
 	if err != nil {
 		return err

@@ -129,6 +129,7 @@ func (s *Store) SetAside(requestID, path string, r io.Reader, mode fs.FileMode, 
 			return err
 		}
 		st := fileState{Exists: true, Mode: uint32(mode & keptModeBits)}
+		s.writing()
 		if st.SHA, st.Size, err = s.blobs.put(r); err != nil {
 			return fmt.Errorf("undo: keeping the command's version of %s: %w", path, err)
 		}

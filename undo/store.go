@@ -70,6 +70,10 @@ type Store struct {
 	cache map[string]*checkpoint
 	// requests remembers the checkpoint of each request seen here.
 	requests map[string]string
+	// marker is this Store's writer marker once it wrote (see writers.go);
+	// markerMu guards it, for the goroutines that save a set's files.
+	markerMu sync.Mutex
+	marker   string
 }
 
 // Checkpoint describes one request's changes: its Summary says what the
@@ -165,6 +169,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.doneWriting()
 	return s.lock.close()
 }
 

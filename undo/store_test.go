@@ -311,6 +311,9 @@ func TestOpenSweepsCrashDebris(t *testing.T) {
 	sha, _, err := orphan.put(strings.NewReader("never recorded"))
 	f.must(err)
 	debris = append(debris, orphan.path(sha))
+	// The writer that left it died: its marker stays, naming a process
+	// that is not running.
+	f.must(os.WriteFile(filepath.Join(f.dir, "writers", "2147483646-dead"), nil, 0o600))
 
 	again, err := Open(f.ws, Options{Dir: f.dir})
 	f.must(err)
@@ -325,6 +328,70 @@ func TestOpenSweepsCrashDebris(t *testing.T) {
 	}
 	if list, err := again.List(); err != nil || len(list) != 2 {
 		t.Errorf("List = %+v, %v; want both checkpoints", list, err)
+	}
+}
+
+// The contents are swept only after a writer died: a Store that writes
+// marks itself first and removes its mark when it closes, so a store left
+// by writers that all closed is opened without reading its contents (an
+// unrecorded blob there is left alone), and one whose writer died is swept
+// and its mark removed.
+func TestOpenSweepsContentsOnlyAfterAWriterDied(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.put("a.txt", "a", 0o644)
+	f.edit("r1", "a.txt", "b")
+	marks, err := os.ReadDir(filepath.Join(f.dir, "writers"))
+	if err != nil || len(marks) != 1 || !strings.HasPrefix(marks[0].Name(), fmt.Sprint(os.Getpid(), "-")) {
+		t.Fatalf("a writing Store's marks: %v, %v; want one named after this process", marks, err)
+	}
+	f.must(f.store.Close())
+	if marks, _ := os.ReadDir(filepath.Join(f.dir, "writers")); len(marks) != 0 {
+		t.Fatalf("marks after Close: %v", marks)
+	}
+	orphan := blobStore{dir: filepath.Join(f.dir, "blobs")}
+	sha, _, err := orphan.put(strings.NewReader("not recorded, no writer died"))
+	f.must(err)
+	quiet, err := Open(f.ws, Options{Dir: f.dir})
+	f.must(err)
+	f.must(quiet.Close())
+	if _, err := os.Stat(orphan.path(sha)); err != nil {
+		t.Fatalf("the contents were swept though no writer died: %v", err)
+	}
+	dead := filepath.Join(f.dir, "writers", "2147483646-dead")
+	f.must(os.WriteFile(dead, nil, 0o600))
+	swept, err := Open(f.ws, Options{Dir: f.dir})
+	f.must(err)
+	defer swept.Close()
+	if _, err := os.Stat(orphan.path(sha)); !os.IsNotExist(err) {
+		t.Errorf("the unrecorded blob survived a dead writer's sweep: %v", err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead writer's mark stayed: %v", err)
+	}
+	if n := countBlobs(t, f.dir); n != 1 {
+		t.Errorf("%d blobs, want 1 (a)", n)
+	}
+}
+
+// Content a dropped checkpoint no longer uses is swept by the next Store
+// to open the folder, though no writer died.
+func TestOpenSweepsContentADroppedCheckpointLeft(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.put("a.txt", "saved, then not changed", 0o644)
+	f.must(f.store.Save("r1", filepath.Join(f.ws, "a.txt")))
+	if n := countBlobs(t, f.dir); n != 1 {
+		t.Fatalf("%d blobs after the save, want 1", n)
+	}
+	f.must(f.store.Abandon("r1", filepath.Join(f.ws, "a.txt")))
+	f.must(f.store.Close())
+	again, err := Open(f.ws, Options{Dir: f.dir})
+	f.must(err)
+	defer again.Close()
+	if n := countBlobs(t, f.dir); n != 0 {
+		t.Errorf("%d blobs after the dropped checkpoint, want 0", n)
+	}
+	if marks, _ := os.ReadDir(filepath.Join(f.dir, "writers")); len(marks) != 0 {
+		t.Errorf("marks left after the sweep: %v", marks)
 	}
 }
 

@@ -2,6 +2,6 @@
 
 package fsatomic
 
-// processAlive cannot tell here, so every temporary file is taken to be a
+// ProcessAlive cannot tell here, so every temporary file is taken to be a
 // write in progress and left alone.
-func processAlive(int) bool { return true }
+func ProcessAlive(int) bool { return true }

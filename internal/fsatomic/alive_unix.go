@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether pid names a running process (one we may not
+// ProcessAlive reports whether pid names a running process (one we may not
 // signal still runs).
-func processAlive(pid int) bool {
+func ProcessAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -6,9 +6,9 @@ import "golang.org/x/sys/windows"
 // that is still running (STILL_ACTIVE).
 const stillActive = 259
 
-// processAlive reports whether pid names a running process: one that can
+// ProcessAlive reports whether pid names a running process: one that can
 // be opened and has not exited.
-func processAlive(pid int) bool {
+func ProcessAlive(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		// Gone, or not ours to look at: only a missing process is dead.

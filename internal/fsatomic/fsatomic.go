@@ -270,7 +270,7 @@ func sweepIn(d *os.Root, base, show string) ([]string, error) {
 		}
 		pidText, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+		if !ok || err != nil || pid <= 0 || ProcessAlive(pid) {
 			continue
 		}
 		if d.Remove(e.Name()) == nil {
