@@ -34,8 +34,9 @@ type fileState struct {
 	NewDirs []string `json:"newDirs,omitempty"`
 }
 
-// keptModeBits are the mode bits undo puts back.
-const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+// keptModeBits are the mode bits undo puts back: those every write by
+// Tether keeps.
+const keptModeBits = fsatomic.KeptMode
 
 func (s fileState) mode() fs.FileMode { return fs.FileMode(s.Mode) & keptModeBits }
 

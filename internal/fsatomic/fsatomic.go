@@ -466,6 +466,10 @@ func RemoveIn(root *os.Root, name string) error {
 	return nil
 }
 
+// KeptMode are the mode bits a replaced file keeps, and undo and a
+// command's taken-in changes put back: permissions, setuid, setgid, sticky.
+const KeptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 // DescribeType names what a path that is not a regular file is, in words
 // for a message.
 func DescribeType(m fs.FileMode) string {
@@ -481,7 +485,7 @@ func DescribeType(m fs.FileMode) string {
 	case m&fs.ModeCharDevice != 0:
 		return "a character device"
 	case m&fs.ModeDevice != 0:
-		return "a device"
+		return "a block device"
 	case m&fs.ModeIrregular != 0:
 		return "an irregular file"
 	}

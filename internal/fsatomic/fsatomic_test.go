@@ -78,21 +78,17 @@ func TestWriteKeepsSpecialModeBits(t *testing.T) {
 		if err := os.Chmod(p, mode); err != nil {
 			t.Fatal(err)
 		}
-		if fi, _ := os.Stat(p); fi.Mode()&keptModeBits != mode {
+		if fi, _ := os.Stat(p); fi.Mode()&KeptMode != mode {
 			t.Skipf("this file system does not hold mode %v (got %v)", mode, fi.Mode())
 		}
 		if err := WriteFileIn(root, "f", []byte("new"), 0o644); err != nil {
 			t.Fatalf("mode %v: %v", mode, err)
 		}
-		if fi, _ := os.Stat(p); fi.Mode()&keptModeBits != mode {
-			t.Errorf("mode %v became %v", mode, fi.Mode()&keptModeBits)
+		if fi, _ := os.Stat(p); fi.Mode()&KeptMode != mode {
+			t.Errorf("mode %v became %v", mode, fi.Mode()&KeptMode)
 		}
 	}
 }
-
-// keptModeBits mirrors the bits a replace must keep, for the tests of
-// every platform.
-const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 func TestWriteRefusesReadOnlyFile(t *testing.T) {
 	dir := t.TempDir()

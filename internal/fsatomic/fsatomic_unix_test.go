@@ -90,7 +90,7 @@ func TestWriteKeepsOwnerAndGroup(t *testing.T) {
 	if st.Uid != 65534 || st.Gid != 65534 {
 		t.Fatalf("owner became %d:%d, want 65534:65534", st.Uid, st.Gid)
 	}
-	if fi.Mode()&keptModeBits != 0o664|os.ModeSetgid {
+	if fi.Mode()&KeptMode != 0o664|os.ModeSetgid {
 		t.Fatalf("mode became %v", fi.Mode())
 	}
 }

@@ -9,9 +9,6 @@ import (
 	"syscall"
 )
 
-// keptMode are the mode bits a replaced file keeps.
-const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
 // meta is what a file has besides its content that a replace must keep.
 type meta struct {
 	mode     fs.FileMode
@@ -39,7 +36,7 @@ func captureMeta(d *os.Root, base, name string) (*meta, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular("write", name, fi.Mode())
 	}
-	m := &meta{mode: fi.Mode() & keptMode, uid: -1, gid: -1}
+	m := &meta{mode: fi.Mode() & KeptMode, uid: -1, gid: -1}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		m.uid, m.gid = int(st.Uid), int(st.Gid)
 	}
@@ -81,7 +78,7 @@ func (m *meta) apply(tmp *os.File, name string) error {
 	if fi, err = tmp.Stat(); err != nil {
 		return err
 	}
-	if got := fi.Mode() & keptMode; got != m.mode {
+	if got := fi.Mode() & KeptMode; got != m.mode {
 		return &MetadataError{Path: name, What: fmt.Sprintf("mode %v", m.mode), Err: fmt.Errorf("the system gave the new file %v", got)}
 	}
 	if st, _ := fi.Sys().(*syscall.Stat_t); st != nil && m.uid >= 0 && (int(st.Uid) != m.uid || int(st.Gid) != m.gid) {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
+
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // Type is what a path holds.
@@ -224,7 +226,7 @@ func (r *reader) entry(p string, fi fs.FileInfo, hidden, noLower bool) error {
 		}
 		return r.walk(p, opaque, noLower)
 	}
-	r.out.Refused = append(r.out.Refused, Refused{Path: p, What: describe(mode)})
+	r.out.Refused = append(r.out.Refused, Refused{Path: p, What: fsatomic.DescribeType(mode)})
 	return nil
 }
 
@@ -336,7 +338,7 @@ func (r *reader) stateOf(p string, fi fs.FileInfo) (State, error) {
 	}
 	// A pipe, socket or device in the folder: the command's entry replaces
 	// something Tether cannot save for undo.
-	return State{}, fmt.Errorf("overlay: %s in the workspace is %s, which Tether cannot save for undo", p, describe(m))
+	return State{}, fmt.Errorf("overlay: %s in the workspace is %s, which Tether cannot save for undo", p, fsatomic.DescribeType(m))
 }
 
 // sameBytes compares the upper and lower files p, which have one size.
@@ -386,7 +388,7 @@ func openRegular(root *os.Root, p string) (*os.File, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("overlay: %s is %s, not a regular file", p, describe(fi.Mode()))
+		err = fmt.Errorf("overlay: %s is %s, not a regular file", p, fsatomic.DescribeType(fi.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -491,18 +493,4 @@ func (cs *Changes) Renames() ([]Rename, error) {
 }
 
 // keptMode are the mode bits a change keeps, as Tether's file tools keep them.
-const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
-func describe(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "not a file, folder or link"
-}
+const keptMode = fsatomic.KeptMode

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/fsatomic"
 )
 
 // Tree describes every path beneath root, root itself left out, without
@@ -45,7 +47,7 @@ func Tree(t testing.TB, root string) map[string]string {
 				return err
 			}
 			owner := ownerOf(fi)
-			out[filepath.ToSlash(rel)] = fmt.Sprintf("file %04o %d %x%s", uint32(m&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)), len(data), sha256.Sum256(data), owner)
+			out[filepath.ToSlash(rel)] = fmt.Sprintf("file %04o %d %x%s", uint32(m&fsatomic.KeptMode), len(data), sha256.Sum256(data), owner)
 		default:
 			out[filepath.ToSlash(rel)] = "special " + m.String()
 		}
