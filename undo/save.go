@@ -40,10 +40,7 @@ func (s *Store) Save(requestID, path string) error {
 			return err
 		}
 		rec := record{Kind: kindSave, Path: path, State: &prior}
-		if cp == nil {
-			return s.create(requestID, rec)
-		}
-		return s.append(cp, durable, rec)
+		return s.addDurable(requestID, cp, rec)
 	})
 }
 
@@ -266,6 +263,16 @@ func (s *Store) append(cp *checkpoint, d durability, recs ...record) error {
 	}
 	cp.goodLen, cp.size = size, size
 	return nil
+}
+
+// addDurable records recs durably in requestID's checkpoint cp, making the
+// checkpoint with them when the request has none yet (cp nil). Called with
+// the lock held.
+func (s *Store) addDurable(requestID string, cp *checkpoint, recs ...record) error {
+	if cp == nil {
+		return s.create(requestID, recs...)
+	}
+	return s.append(cp, durable, recs...)
 }
 
 // create starts a new checkpoint for requestID with its first records,

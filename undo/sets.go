@@ -61,10 +61,7 @@ func (s *Store) SaveSet(requestID string, paths []string, what string) error {
 			recs = append(recs, record{Kind: kindSave, Path: p, State: &st, Set: true})
 		}
 		recs = append(recs, record{Kind: kindApplying, Reason: what, Count: len(clean)})
-		if cp == nil {
-			return s.create(requestID, recs...)
-		}
-		return s.append(cp, durable, recs...)
+		return s.addDurable(requestID, cp, recs...)
 	})
 }
 
@@ -134,10 +131,7 @@ func (s *Store) SetAside(requestID, path string, r io.Reader, mode fs.FileMode, 
 			return fmt.Errorf("undo: keeping the command's version of %s: %w", path, err)
 		}
 		rec := record{Kind: kindAside, Path: path, State: &st, Reason: why}
-		if cp == nil {
-			return s.create(requestID, rec)
-		}
-		return s.append(cp, durable, rec)
+		return s.addDurable(requestID, cp, rec)
 	})
 }
 

@@ -74,20 +74,7 @@ func WriteDocs(root string, tools []ToolDoc) (changed []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, rel := range DocPaths {
-		path := filepath.Join(root, rel)
-		if old, _ := os.ReadFile(path); bytes.Equal(old, files[rel]) {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return changed, err
-		}
-		if err := os.WriteFile(path, files[rel], 0o644); err != nil {
-			return changed, err
-		}
-		changed = append(changed, rel)
-	}
-	return changed, nil
+	return writeChanged(root, DocPaths, files)
 }
 
 // DocsDrift lists the reference pages under root that differ from what the

@@ -71,10 +71,15 @@ func Write(root string, infos []protocol.ToolInfo) (changed []string, err error)
 	if err != nil {
 		return nil, err
 	}
-	for _, rel := range generatedPaths {
+	return writeChanged(root, generatedPaths, files)
+}
+
+// writeChanged writes each of paths (relative to root) from files,
+// touching only those whose content differs, and lists them.
+func writeChanged(root string, paths []string, files map[string][]byte) (changed []string, err error) {
+	for _, rel := range paths {
 		path := filepath.Join(root, rel)
-		old, _ := os.ReadFile(path)
-		if bytes.Equal(old, files[rel]) {
+		if old, _ := os.ReadFile(path); bytes.Equal(old, files[rel]) {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
