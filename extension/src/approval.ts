@@ -226,32 +226,24 @@ export class Approvals implements vscode.Disposable {
 
   private review(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
     const review = new EditReview(String(++this.seq), p, this.fs);
-    const key = review.proposedUri.toString();
-    this.originals.set(review.originalUri.toString(), review.original);
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (result: ApprovalRequestResult) => {
-        if (done) {
-          return;
-        }
-        done = true;
-        this.pending.delete(key);
+    const warning = untrustedWarning(p);
+    if (warning) {
+      void vscode.window.showWarningMessage(warning);
+    }
+    return this.awaitAnswer(
+      p,
+      token,
+      [review],
+      undefined,
+      () => {
         void this.close(review);
-        this.log.info(`approval ${p.title}: ${result.answer}`);
-        resolve(result);
-      };
-      this.pending.set(key, { review, finish });
-      this.updateContext();
-      const warning = untrustedWarning(p);
-      if (warning) {
-        void vscode.window.showWarningMessage(warning);
-      }
-      token.onCancellationRequested(() => finish({ answer: AnswerSkip }));
-      review.open().catch((e: unknown) => {
-        this.log.error(`could not open the review of ${p.path}: ${errorText(e)}`);
-        void this.remind(review);
-      });
-    });
+      },
+      () =>
+        review.open().catch((e: unknown) => {
+          this.log.error(`could not open the review of ${p.path}: ${errorText(e)}`);
+          void this.remind(review);
+        }),
+    );
   }
 
   /**
@@ -260,7 +252,39 @@ export class Approvals implements vscode.Disposable {
    */
   private reviewSet(p: ApprovalRequestParams, token: RpcCancellationToken): Promise<ApprovalRequestResult> {
     const set = new SetReview(String(++this.seq), p, this.fs);
-    for (const r of set.files) {
+    return this.awaitAnswer(
+      p,
+      token,
+      set.files,
+      set,
+      () => {
+        for (const r of set.files) {
+          void this.close(r);
+        }
+        void this.closeSet(set);
+      },
+      () =>
+        set.open().catch((e: unknown) => {
+          this.log.error(`could not open the review of ${p.title}: ${errorText(e)}`);
+        }),
+    );
+  }
+
+  /**
+   * Waits for the answer to a review of one file or of a change set: its
+   * files are pending under their proposals until the first answer, or
+   * the daemon's cancel (a skip), settles it; then close puts the review
+   * away. open shows it once it is pending.
+   */
+  private awaitAnswer(
+    p: ApprovalRequestParams,
+    token: RpcCancellationToken,
+    reviews: EditReview[],
+    set: SetReview | undefined,
+    close: () => void,
+    open: () => Promise<void>,
+  ): Promise<ApprovalRequestResult> {
+    for (const r of reviews) {
       this.originals.set(r.originalUri.toString(), r.original);
     }
     return new Promise((resolve) => {
@@ -270,22 +294,19 @@ export class Approvals implements vscode.Disposable {
           return;
         }
         done = true;
-        for (const r of set.files) {
+        for (const r of reviews) {
           this.pending.delete(r.proposedUri.toString());
-          void this.close(r);
         }
-        void this.closeSet(set);
+        close();
         this.log.info(`approval ${p.title}: ${result.answer}`);
         resolve(result);
       };
-      for (const r of set.files) {
+      for (const r of reviews) {
         this.pending.set(r.proposedUri.toString(), { review: r, set, finish });
       }
       this.updateContext();
       token.onCancellationRequested(() => finish({ answer: AnswerSkip }));
-      set.open().catch((e: unknown) => {
-        this.log.error(`could not open the review of ${p.title}: ${errorText(e)}`);
-      });
+      void open();
     });
   }
 
