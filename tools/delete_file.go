@@ -41,7 +41,7 @@ func runDeleteFile(ctx context.Context, c *tool.Call, a deleteFileArgs) (tool.Re
 	name := c.Env.Workspace.Rel(loc.Abs)
 	return c.Apply(ctx, &tool.Plan{
 		Title:   "Delete " + name,
-		Changes: []tool.Change{{Kind: tool.Delete, Path: loc, Before: cur.Data, Existed: true}},
+		Changes: []tool.Change{{Kind: tool.Delete, Path: loc, Before: cur.Data, BeforeInfo: cur.Info, Existed: true}},
 		Done:    fmt.Sprintf("Deleted %s (%s).", name, lineCount(textfile.CountLines(cur.Data))),
 	})
 }

@@ -95,7 +95,7 @@ func runEdits(ctx context.Context, c *tool.Call, path string, edits []edit.Edit)
 	}
 	return c.Apply(ctx, &tool.Plan{
 		Title:   "Edit " + name,
-		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, Existed: true, After: after}},
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, BeforeInfo: cur.Info, Existed: true, After: after}},
 		Done:    done,
 	})
 }

@@ -94,7 +94,7 @@ func overwriteFile(ctx context.Context, c *tool.Call, loc workspace.Location, na
 	}
 	return c.Apply(ctx, &tool.Plan{
 		Title:   "Overwrite " + name,
-		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, Existed: true, After: after, FullyKnown: true}},
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, BeforeInfo: cur.Info, Existed: true, After: after, FullyKnown: true}},
 		Done:    fmt.Sprintf("Wrote %s: %s, replacing the previous %s.", name, lineCount(textfile.CountLines(after)), lineCount(textfile.CountLines(cur.Data))),
 	})
 }
@@ -122,7 +122,7 @@ func appendFile(ctx context.Context, c *tool.Call, loc workspace.Location, name,
 	}
 	return c.Apply(ctx, &tool.Plan{
 		Title:   "Append to " + name,
-		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, Existed: true, After: after}},
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, Before: cur.Data, BeforeInfo: cur.Info, Existed: true, After: after}},
 		Done:    done,
 	})
 }

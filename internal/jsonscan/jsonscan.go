@@ -465,8 +465,10 @@ func StringEnd(b []byte, i int) int {
 	}
 }
 
-// Unquote decodes a JSON string, quotes included, which must have been
-// checked (by Top or a Scanner), as encoding/json decodes one: escapes
+// Unquote decodes a JSON string, quotes included, as encoding/json decodes
+// one, and reports false for one that is not valid JSON (a raw control
+// character, a quote inside, a bad escape), so that a pass before it may
+// look through strings without checking them (see StringEnd): escapes
 // decoded, a surrogate pair joined, and invalid UTF-8 or a lone surrogate
 // turned into U+FFFD.
 func Unquote(raw []byte) (string, bool) {
@@ -495,6 +497,9 @@ func Unquote(raw []byte) (string, bool) {
 			continue
 		}
 		if c != '\\' {
+			if c < 0x20 || c == '"' {
+				return "", false // a control character, or a quote inside: not one JSON string
+			}
 			i++
 			continue
 		}

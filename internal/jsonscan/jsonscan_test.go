@@ -119,7 +119,9 @@ func TestUnquote(t *testing.T) {
 			t.Errorf("Unquote(%s) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{``, `"`, `abc`, `"\x"`, `"\u12"`} {
+	// Not one valid JSON string: Unquote is the check of what a scan only
+	// looked through (StringEnd).
+	for _, in := range []string{``, `"`, `abc`, `"\x"`, `"\u12"`, "\"a\x01b\"", "\"a\nb\"", `"a"b"`, `"ab\"`, "\"abcdefghijkl\x1f\""} {
 		if _, ok := Unquote([]byte(in)); ok {
 			t.Errorf("Unquote(%s) accepted", in)
 		}

@@ -46,6 +46,10 @@ type Change struct {
 	// longer holds exactly this when it is applied.
 	Before  []byte
 	Existed bool
+	// BeforeInfo is the file's metadata when Before was read, if it was
+	// (Current.Info): a file that still has exactly this metadata when the
+	// change is applied is taken to hold Before without reading it again.
+	BeforeInfo fs.FileInfo
 	// After is the new content of an Write.
 	After []byte
 	// FullyKnown says the agent knows every line of After (it wrote them
@@ -599,6 +603,15 @@ func verifyUnchanged(confineIn func(real string) (*os.Root, string, error), ch C
 	root, rel, err := confine(ch.Path.Real)
 	if err != nil {
 		return err
+	}
+	// The file as the change found it, not written since (same file, size
+	// and times): no need to read it whole a second time. A write within
+	// the same clock tick as the first read is not told apart, as it is
+	// not when it comes between this check and the write.
+	if ch.Existed && ch.BeforeInfo != nil {
+		if fi, err := root.Lstat(rel); err == nil && fsatomic.SameVersion(ch.BeforeInfo, fi) {
+			return nil
+		}
 	}
 	cur, _, err := fsatomic.ReadFileIn(root, rel, maxChangeBytes+1)
 	switch {

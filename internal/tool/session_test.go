@@ -23,6 +23,12 @@ func TestCheckRepeat(t *testing.T) {
 		{"a number is not its string", []string{`read {"limit":5}`, `read {"limit":5}`, `read {"limit":"5"}`}, false},
 		{"not JSON, identical", []string{`read {path:a}`, `read {path:a}`, `read {path:a}`}, true},
 		{"key and value are not swapped", []string{`x {"a":"b"}`, `x {"a":"b"}`, `x {"b":"a"}`}, false},
+		// A string is looked through for its closing quote only: an escaped
+		// quote or a run of backslashes before it must not end it early.
+		{"escaped quote, same", []string{`w {"c":"a\"b","p":1}`, `w {"p":1, "c":"a\"b"}`, `w {"c":"a\"b","p":1}`}, true},
+		{"escaped quote, then another value", []string{`w {"c":"a\"b","p":1}`, `w {"c":"a\"b","p":1}`, `w {"c":"a\"b","p":2}`}, false},
+		{"backslashes before the closing quote", []string{`w {"c":"a\\\\","p":1}`, `w {"c":"a\\\\","p":1}`, `w {"c":"a\\\\","p":2}`}, false},
+		{"text after an escaped quote differs", []string{`w {"c":"x\"y"}`, `w {"c":"x\"y"}`, `w {"c":"x\"z"}`}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewSession()

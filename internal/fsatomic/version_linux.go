@@ -1,0 +1,14 @@
+//go:build linux
+
+package fsatomic
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func sameChangeTime(then, now fs.FileInfo) bool {
+	a, ok1 := then.Sys().(*syscall.Stat_t)
+	b, ok2 := now.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && a.Ctim == b.Ctim
+}
