@@ -50,7 +50,8 @@ type Change struct {
 	// (Current.Info): a file that still has exactly this metadata when the
 	// change is applied is taken to hold Before without reading it again.
 	BeforeInfo fs.FileInfo
-	// After is the new content of an Write.
+	// After is the new content of a Write. It is never changed in place:
+	// it may share its memory with a string (see write_file).
 	After []byte
 	// FullyKnown says the agent knows every line of After (it wrote them
 	// all, or had read the whole file), for the read record afterwards.
