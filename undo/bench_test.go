@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/internal/fsatomic"
 )
@@ -73,6 +74,32 @@ func BenchmarkUndo100Files(b *testing.B) {
 		rep, err := s.Undo("")
 		if err != nil || len(rep.Restored) != 100 {
 			b.Fatalf("Undo = %d restored, %v", len(rep.Restored), err)
+		}
+	}
+}
+
+// BenchmarkReadJournal reads the journal of a request that overwrote one
+// file 1,000 times (a save, then an again and a wrote record for each
+// change), as opening the store does for every checkpoint it keeps.
+func BenchmarkReadJournal(b *testing.B) {
+	st := fileState{Exists: true, SHA: strings.Repeat("3c", 32), Size: 1 << 20, Mode: 0o644}
+	recs := []record{{Kind: kindBegin, ID: "20261203-102909-34dfeb", Request: "r", Time: time.Now()}, {Kind: kindSave, Path: "/ws/big.go", State: &st}}
+	for range 1000 {
+		recs = append(recs, record{Kind: kindAgain, Path: "/ws/big.go"}, record{Kind: kindWrote, Path: "/ws/big.go", State: &st})
+	}
+	lines, err := encodeRecords(recs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "j.journal")
+	if err := os.WriteFile(path, lines, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(lines)))
+	for b.Loop() {
+		sc, err := readJournal(path)
+		if err != nil || len(sc.recs) != len(recs) || sc.damaged != 0 {
+			b.Fatal(err, len(sc.recs), sc.damaged)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -83,11 +84,11 @@ func decodeLine(line []byte) (rec record, ok bool) {
 	if !found || len(sum) != 8 {
 		return record{}, false
 	}
-	var want uint32
-	if _, err := fmt.Sscanf(string(sum), "%08x", &want); err != nil {
+	want, err := strconv.ParseUint(string(sum), 16, 32)
+	if err != nil || sum[0] == '+' || sum[0] == '-' {
 		return record{}, false
 	}
-	if crc32.Checksum(js, castagnoli()) != want {
+	if uint64(crc32.Checksum(js, castagnoli())) != want {
 		return record{}, false
 	}
 	if err := json.Unmarshal(js, &rec); err != nil {
