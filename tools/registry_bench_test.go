@@ -8,7 +8,8 @@ import (
 
 // BenchmarkToolList is what initialize and tools/list pay for the tool
 // list once the schemas exist (they are built once per process, in the
-// first round): every tool's description rendered for the settings.
+// first round): every tool's description for the settings, from the
+// table built with the program (descriptions_gen.go) where it has it.
 func BenchmarkToolList(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -30,6 +31,47 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 	}
 	for _, d := range drift {
 		t.Errorf("run `npm run generate` (or `go generate ./internal/manifest`) and commit the result: %s", d)
+	}
+}
+
+// TestBuiltDescriptionsUpToDate: the table of descriptions built into the
+// program is what the tools render for the default settings, the tools
+// are listed with it, and a setting that changes a description misses it.
+func TestBuiltDescriptionsUpToDate(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the table holds the descriptions as rendered on Linux; here the shell's differs, and misses it")
+	}
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := tools.Builtin().Tools()
+	d, err := DescriptionsDrift(root, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != "" {
+		t.Errorf("run `go run ./internal/manifest/cmd/gen` and commit the result: %s is stale:\n%s", DescriptionsGoPath, d)
+	}
+	defaults, err := tool.NewSettings(protocol.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 7
+	changed, err := tool.NewSettings(protocol.Settings{ShellTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range ts {
+		if got, want := tl.Info(&defaults).Description, tool.RenderedDescription(tl, &defaults); got != want {
+			t.Errorf("%s is listed with\n%s\nwant\n%s", tl.Name(), got, want)
+		}
+		if got, want := tl.Info(&changed).Description, tool.RenderedDescription(tl, &changed); got != want {
+			t.Errorf("with the shell timeout at %d s, %s is listed with\n%s\nwant\n%s", timeout, tl.Name(), got, want)
+		}
+	}
+	if shell, ok := tools.Builtin().Lookup("shell"); !ok || shell.Info(&changed).Description == shell.Info(&defaults).Description {
+		t.Errorf("the shell's description is the same with its timeout at %d s as with the default", timeout)
 	}
 }
 

@@ -26,11 +26,19 @@ type Jobs struct {
 	// MaxRunning caps the background jobs running at once.
 	MaxRunning int
 
-	dir   string
+	root  string
 	owner string
-	lock  *os.File
 	ctx   context.Context
 	stop  context.CancelCauseFunc
+
+	// The folder, its lock and the cgroup are made by the first command
+	// (ready), not at start: most sessions run none, and making them was
+	// a twentieth of the time from start to the answer to initialize.
+	setUp    sync.Once
+	setUpErr error
+	used     bool // ready ran: a command may have started
+	dir      string
+	lock     *os.File
 
 	// cg is the daemon's cgroup, where one could be made (Linux); useCg
 	// turns false should the kernel refuse to start a command in it.
@@ -62,28 +70,44 @@ func OpenJobsIn(root string) (*Jobs, error) {
 		return nil, fmt.Errorf("cannot create the job log folder: %w", err)
 	}
 	cleanStale(root)
-	dir, owner, lock, err := claimFolder(root)
-	if err != nil {
-		return nil, err
-	}
 	ctx, stop := context.WithCancelCause(context.Background())
-	m := &Jobs{MaxRunning: DefaultMaxRunning, dir: dir, owner: owner, lock: lock, ctx: ctx, stop: stop, jobs: map[string]*Job{}}
-	prepareTree()
-	if m.cg = openCgroup(owner); m.cg != nil {
-		// Written before any command runs in it, so a daemon killed at any
-		// moment leaves the next one the way to its processes.
-		if err := os.WriteFile(filepath.Join(dir, cgroupFile), []byte(m.cg.path), 0o600); err != nil {
-			m.cg.stop()
-			m.cg = nil
+	return &Jobs{MaxRunning: DefaultMaxRunning, root: root, owner: NewMarker(), ctx: ctx, stop: stop, jobs: map[string]*Job{}}, nil
+}
+
+// ready makes, once, what the commands need before the first of them
+// runs: the manager's folder (locked, so no other daemon takes it for a
+// dead one's), this process as the subreaper of its commands, and its
+// cgroup where one can be made.
+func (m *Jobs) ready() error {
+	m.setUp.Do(func() {
+		m.used = true
+		dir, lock, err := claimFolder(m.root, m.owner)
+		if err != nil {
+			m.setUpErr = fmt.Errorf("cannot create the job log folder: %w", err)
+			return
 		}
-		m.useCg = m.cg != nil
-	}
-	return m, nil
+		m.dir, m.lock = dir, lock
+		prepareTree()
+		cg := openCgroup(m.owner)
+		if cg != nil {
+			// Written before any command runs in it, so a daemon killed at
+			// any moment leaves the next one the way to its processes.
+			if err := os.WriteFile(filepath.Join(dir, cgroupFile), []byte(cg.path), 0o600); err != nil {
+				cg.stop()
+				cg = nil
+			}
+		}
+		m.cgMu.Lock()
+		m.cg, m.useCg = cg, cg != nil
+		m.cgMu.Unlock()
+	})
+	return m.setUpErr
 }
 
 // Isolation says how this manager finds every process its commands start,
 // for doctor and the logs.
 func (m *Jobs) Isolation() string {
+	_ = m.ready() // a manager that cannot make its folder runs commands without a cgroup
 	m.cgMu.Lock()
 	defer m.cgMu.Unlock()
 	if m.useCg {
@@ -117,7 +141,7 @@ func (m *Jobs) dropCgroup(error) {
 // while it runs, so that the next daemon, should this one die, can find
 // what is left of it.
 func (m *Jobs) noteGroup(p *Process, running bool) {
-	if m == nil || !recordGroups {
+	if m == nil || !recordGroups || m.dir == "" {
 		return
 	}
 	name := filepath.Join(m.dir, groupPrefix+strconv.Itoa(p.pgid))
@@ -129,8 +153,12 @@ func (m *Jobs) noteGroup(p *Process, running bool) {
 	_ = os.WriteFile(name, []byte(strconv.FormatUint(start, 10)), 0o600)
 }
 
-// Dir is this manager's log folder.
-func (m *Jobs) Dir() string { return m.dir }
+// Dir is this manager's log folder, made if it is not yet; "" when it
+// cannot be.
+func (m *Jobs) Dir() string {
+	_ = m.ready()
+	return m.dir
+}
 
 // Start runs spec in the background. Its output goes to a log file; read
 // it with Job.Read.
@@ -139,6 +167,9 @@ func (m *Jobs) Start(spec Spec) (*Job, error) {
 	defer m.mu.Unlock()
 	if m.closed {
 		return nil, ErrClosing
+	}
+	if err := m.ready(); err != nil {
+		return nil, err // a job's output goes to a log in the folder
 	}
 	if running := m.runningLocked(); len(running) >= m.maxRunning() {
 		return nil, fmt.Errorf("%d background jobs are already running (%s): stop one with shell_kill before starting another", len(running), strings.Join(running, ", "))
@@ -181,6 +212,10 @@ func (m *Jobs) Run(ctx context.Context, spec Spec, sink io.Writer) (Outcome, err
 	m.wg.Add(1)
 	m.mu.Unlock()
 	defer m.wg.Done()
+	// Without its folder the command still runs, stopped with the manager
+	// and found by its marker; only a daemon killed meanwhile leaves the
+	// next one less to find it by.
+	_ = m.ready()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopWithManager := context.AfterFunc(m.ctx, func() { cancel(context.Cause(m.ctx)) })
@@ -269,11 +304,18 @@ func (m *Jobs) Close() error {
 	// Every command has been stopped by ancestry; whatever the cgroup
 	// still holds goes with it, and so does anything that escaped a sweep:
 	// an orphan handed to this process, a process with this daemon's marker.
+	m.setUp.Do(func() {}) // no folder is made from now on
 	if m.cg != nil {
 		m.cg.stop()
 	}
 	sweepAdopted()
+	if !m.used {
+		return nil // no command of this manager ran: none carries its marker
+	}
 	stopOwner(m.owner)
+	if m.dir == "" {
+		return nil
+	}
 	err := os.RemoveAll(m.dir)
 	m.lock.Close()
 	return err

@@ -315,3 +315,50 @@ func TestJobLogCap(t *testing.T) {
 		t.Errorf("log = %q, written %d, dropped %d; want the first 10 bytes kept and 6 dropped", data, written, dropped)
 	}
 }
+
+// A manager makes its folder (and its cgroup) for its first command, not
+// when it opens: a session that runs no command leaves nothing behind and
+// pays nothing for it. Once made, the folder goes when the manager closes.
+func TestJobsFolderIsMadeForTheFirstCommand(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "jobs")
+	folders := func() []string {
+		t.Helper()
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	idle, err := OpenJobsIn(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := folders(); len(got) != 0 {
+		t.Fatalf("an unused manager made %v", got)
+	}
+	if err := idle.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	m, err := OpenJobsIn(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if o, err := m.Run(context.Background(), Spec{Command: "true", Dir: t.TempDir()}, &syncBuffer{}); err != nil || o.ExitCode != 0 {
+		t.Fatalf("true: %+v %v", o, err)
+	}
+	if got := folders(); len(got) != 1 || got[0] != folderPrefix+m.owner || filepath.Join(root, got[0]) != m.Dir() {
+		t.Fatalf("after a command the jobs root holds %v, want only %s", got, m.Dir())
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := folders(); len(got) != 0 {
+		t.Fatalf("a closed manager left %v", got)
+	}
+}

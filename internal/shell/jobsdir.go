@@ -42,11 +42,10 @@ func JobsRoot() string {
 // claimFolder makes this daemon's folder. It is built under a temporary
 // name and renamed only once its lock is held, so another daemon's cleanup
 // can never find it unlocked.
-func claimFolder(root string) (dir, owner string, lock *os.File, err error) {
-	owner = NewMarker()
+func claimFolder(root, owner string) (dir string, lock *os.File, err error) {
 	tmp, err := os.MkdirTemp(root, tempPrefix)
 	if err != nil {
-		return "", "", nil, err
+		return "", nil, err
 	}
 	lock, err = os.OpenFile(filepath.Join(tmp, lockName), os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
@@ -61,9 +60,9 @@ func claimFolder(root string) (dir, owner string, lock *os.File, err error) {
 			lock.Close()
 		}
 		os.RemoveAll(tmp)
-		return "", "", nil, err
+		return "", nil, err
 	}
-	return dir, owner, lock, nil
+	return dir, lock, nil
 }
 
 // cleanStale removes the folders of dead daemons and stops what their

@@ -185,6 +185,9 @@ func TestLeftoversOfAKilledDaemonAreStoppedByTheNext(t *testing.T) {
 // stops using it.
 func TestRefusedCgroupFallsBack(t *testing.T) {
 	m := openJobs(t)
+	if err := m.ready(); err != nil { // the cgroup is made for the first command
+		t.Fatal(err)
+	}
 	notACgroup, err := os.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

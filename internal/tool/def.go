@@ -74,7 +74,10 @@ type defTool[A any] struct {
 	// when it has this tool, so the list costs no inference.
 	once   sync.Once
 	schema json.RawMessage
-	doc    *template.Template
+	// The description's template is parsed when a description is not in
+	// the table built with the program (SetBuiltDescriptions).
+	docOnce sync.Once
+	doc     *template.Template
 
 	// What decoding a call needs, made on the first call.
 	decodeOnce sync.Once
@@ -109,6 +112,48 @@ var builtSchema = func(string) (string, bool) { return "", false }
 // the inference.
 func SetBuiltSchemas(lookup func(key string) (schema string, ok bool)) { builtSchema = lookup }
 
+// builtDescription gives the tools' descriptions as rendered when the
+// program was built, by DescriptionKey; see SetBuiltDescriptions.
+var builtDescription = func(string) (string, bool) { return "", false }
+
+// SetBuiltDescriptions gives the package the descriptions a generated
+// file holds (tools/descriptions_gen.go, written by
+// internal/manifest/cmd/gen), rendered for the default settings on
+// Linux, so that the tool list at start parses and renders no template:
+// that was half a millisecond of the answer to initialize. A description
+// the table does not have for the values in force (another setting,
+// another platform) is rendered as before; a test compares the table
+// with the rendering. It is called from an init function.
+func SetBuiltDescriptions(lookup func(key string) (description string, ok bool)) {
+	builtDescription = lookup
+}
+
+// DescriptionKey is the key of t's description for s in the table
+// SetBuiltDescriptions takes; RenderedDescription is that description
+// rendered now, bypassing the table. Both are "" for a tool not made by
+// New.
+func DescriptionKey(t Tool, s *Settings) string {
+	if d, ok := t.(interface {
+		descriptionKey(*Settings) (string, any)
+	}); ok {
+		key, _ := d.descriptionKey(s)
+		return key
+	}
+	return ""
+}
+
+// RenderedDescription: see DescriptionKey.
+func RenderedDescription(t Tool, s *Settings) string {
+	if d, ok := t.(interface {
+		descriptionKey(*Settings) (string, any)
+		render(any) string
+	}); ok {
+		_, data := d.descriptionKey(s)
+		return d.render(data)
+	}
+	return ""
+}
+
 // SchemaKey is the key of a tool's schema in the table SetBuiltSchemas
 // takes: its name and the type of its arguments.
 func SchemaKey(t Tool) string {
@@ -142,8 +187,7 @@ func (t *defTool[A]) schemaKey() string {
 	return t.def.Name + " " + reflect.TypeFor[A]().String()
 }
 
-// init makes what the tool list needs: the schema and the description's
-// template.
+// init makes what the tool list needs: the schema.
 func (t *defTool[A]) init() {
 	t.once.Do(func() {
 		if s, ok := builtSchema(t.schemaKey()); ok {
@@ -151,7 +195,6 @@ func (t *defTool[A]) init() {
 		} else {
 			t.schema = t.infer().raw
 		}
-		t.doc = template.Must(template.New(t.def.Name).Funcs(DocFuncs).Option("missingkey=error").Parse(t.def.Doc))
 	})
 }
 
@@ -234,13 +277,34 @@ func (t *defTool[A]) Info(s *Settings) protocol.ToolInfo {
 	}
 }
 
-// description renders Doc with the numbers in force. Markdown line breaks
-// inside a paragraph are joined, so the model reads one line per paragraph.
+// description is Doc rendered with the numbers in force: from the table
+// built with the program when it holds this tool's description for these
+// numbers, else rendered now.
 func (t *defTool[A]) description(s *Settings) string {
-	var data any
+	key, data := t.descriptionKey(s)
+	if d, ok := builtDescription(key); ok {
+		return d
+	}
+	return t.render(data)
+}
+
+// descriptionKey is the key of the description for s in the built table:
+// the tool's name and the values the description is rendered from, so a
+// setting that changes the text misses the table instead of showing the
+// wrong numbers.
+func (t *defTool[A]) descriptionKey(s *Settings) (key string, data any) {
 	if t.def.Data != nil {
 		data = t.def.Data(s)
 	}
+	return t.def.Name + " " + fmt.Sprintf("%#v", data), data
+}
+
+// render renders Doc with data. Markdown line breaks inside a paragraph
+// are joined, so the model reads one line per paragraph.
+func (t *defTool[A]) render(data any) string {
+	t.docOnce.Do(func() {
+		t.doc = template.Must(template.New(t.def.Name).Funcs(DocFuncs).Option("missingkey=error").Parse(t.def.Doc))
+	})
 	var b strings.Builder
 	if err := t.doc.Execute(&b, data); err != nil {
 		panic(fmt.Sprintf("tool %s: description: %v", t.def.Name, err))
