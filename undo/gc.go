@@ -39,33 +39,44 @@ func (s *Store) collect(cps []*checkpoint) error {
 	return errors.Join(errs...)
 }
 
-// sweep removes what crashes leave behind: journals that never got a
-// readable first line, half-written temporary blobs, and blobs no journal
+// sweep removes what crashes leave behind: the temporary files of
+// journals being made, half-written temporary blobs, and blobs no journal
 // uses (written just before a crash, or orphaned by an interrupted
-// collection). It runs when a Store opens, not on every change; the
-// contents, whose reading is most of its cost, are swept only after a
-// writer died (writers.go). Called with the lock held, so no other Store is
-// between writing a blob and recording it.
+// collection), and collects the checkpoints past the number kept. It runs
+// when a Store opens, not on every change. It reads no journal unless it
+// must: only a process that dies while it writes leaves debris
+// (writers.go), and only more journals than are kept need collecting.
+// Reading every journal at each start cost a `tether call` in a project
+// with a long request behind it tens of milliseconds; a call that needs
+// the checkpoints reads them then. Called with the lock held, so no other
+// Store is between writing a blob and recording it.
 func (s *Store) sweep() error {
-	cps, err := s.loadAll()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	if len(cps) > s.keep {
-		errs = append(errs, s.collect(cps))
-		cps = cps[:s.keep]
-	}
 	names, err := os.ReadDir(filepath.Join(s.dir, "checkpoints"))
 	if err != nil {
 		return err
 	}
+	var errs []error
+	journals := 0
 	for _, n := range names {
-		if id, ok := strings.CutSuffix(n.Name(), ".journal"); !ok || s.cache[id] == nil {
-			errs = append(errs, removeIfExists(filepath.Join(s.dir, "checkpoints", n.Name())))
+		if strings.HasSuffix(n.Name(), ".journal") {
+			journals++
+			continue
 		}
+		errs = append(errs, removeIfExists(filepath.Join(s.dir, "checkpoints", n.Name())))
 	}
 	dead := s.deadWriters()
+	s.writerDied = len(dead) > 0
+	if journals <= s.keep && len(dead) == 0 {
+		return errors.Join(errs...)
+	}
+	cps, err := s.loadAll()
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	if len(cps) > s.keep {
+		errs = append(errs, s.collect(cps))
+		cps = cps[:s.keep]
+	}
 	if len(dead) == 0 {
 		return errors.Join(errs...)
 	}

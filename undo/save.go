@@ -139,10 +139,16 @@ func (s *Store) drop(cp *checkpoint) error {
 	return nil
 }
 
-// CheckpointID returns the checkpoint holding requestID's changes, if it
-// changed anything.
+// CheckpointID returns the checkpoint holding the changes requestID made
+// through this Store, if it made any. It reads no other checkpoint: a
+// `tether call` that changed nothing ends without reading the project's
+// journals, which in a project with a long request behind it took most of
+// the command's time.
 func (s *Store) CheckpointID(requestID string) (id string, ok bool) {
 	s.locked(func() error {
+		if _, made := s.requests[requestID]; !made {
+			return nil
+		}
 		cp, err := s.latest(requestID)
 		if cp != nil && err == nil {
 			id, ok = cp.id, true

@@ -71,6 +71,9 @@ type Store struct {
 	// requests remembers the checkpoint of each request seen here.
 	requests map[string]string
 	// marker is this Store's writer marker once it wrote (see writers.go);
+	// writerDied says the sweep at Open found a writer that died (see
+	// WriterDied).
+	writerDied bool
 	// markerMu guards it, for the goroutines that save a set's files.
 	markerMu sync.Mutex
 	marker   string
@@ -154,6 +157,13 @@ func Open(root string, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// WriterDied reports whether, when the Store opened, it found that a
+// process had died while writing to it (or left content to sweep), and
+// swept what that left here. Only then can such a process have left
+// debris elsewhere too, such as a temporary file beside a file it was
+// writing; another Store opening the folder later no longer sees it.
+func (s *Store) WriterDied() bool { return s.writerDied }
 
 // Dir is the folder the store lives in.
 func (s *Store) Dir() string { return s.dir }

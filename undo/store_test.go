@@ -112,6 +112,34 @@ func TestCheckpointID(t *testing.T) {
 	}
 }
 
+// CheckpointID names the checkpoint of the changes made through this
+// Store: another Store opened on the same folder that changed nothing for
+// the request has none to name (it reads no journal to look), and names
+// the same one once it changes a file under the request too.
+func TestCheckpointIDIsThisStoresChanges(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.edit("r", "a.txt", "a")
+	id, ok := f.store.CheckpointID("r")
+	if !ok {
+		t.Fatal("no checkpoint after a change")
+	}
+	other, err := Open(f.ws, Options{Dir: f.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if got, ok := other.CheckpointID("r"); ok {
+		t.Errorf("a Store that changed nothing names checkpoint %s", got)
+	}
+	p := f.path("b.txt")
+	if err := other.Save("r", p); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := other.CheckpointID("r"); !ok || got != id {
+		t.Errorf("after a change under the same request, the other Store names %q, %v; want %s", got, ok, id)
+	}
+}
+
 // Changes of a request after its checkpoint was undone start a new one:
 // an undone checkpoint is frozen.
 func TestRequestAfterUndoStartsNewCheckpoint(t *testing.T) {

@@ -80,7 +80,9 @@ func Open(root string, o Options) (*Stores, error) {
 		log.Error("ignoring saved permissions", "path", RulesPath(root), "err", err)
 		s.Rules, _ = permission.LoadRules("")
 	}
-	s.sweepTemps(root, log)
+	if u.WriterDied() {
+		s.sweepTemps(root, log)
+	}
 	// The layers of commands a stopped Tether was running or taking in go;
 	// what it was taking in is told by the checkpoint (reportInterrupted).
 	if err := overlay.Sweep(project.StateDir(root)); err != nil {
@@ -97,8 +99,11 @@ func Open(root string, o Options) (*Stores, error) {
 // sweepTemps clears the temporary files a Tether killed mid-write left
 // beside the files recent requests changed, so that a crash leaves no
 // stray file in the user's workspace, and reports a command's change set
-// that a Tether killed while applying it left interrupted. Only those files are looked at:
-// the cost follows what Tether touched, never the workspace's size.
+// that a Tether killed while applying it left interrupted. It runs after
+// such a crash only (the undo store tells: every write is checkpointed
+// first, so a writer that died is known there), since it reads every
+// checkpoint. Only those files are looked at: the cost follows what
+// Tether touched, never the workspace's size.
 func (s *Stores) sweepTemps(root string, log *slog.Logger) {
 	cps, err := s.Undo.List()
 	if err != nil {

@@ -65,6 +65,49 @@ func TestCorruptRulesAskEverything(t *testing.T) {
 	}
 }
 
+// killedWhileWriting leaves what a Tether killed while it wrote leaves in
+// st's undo store: the mark of a writer whose process is gone (see
+// undo/writers.go), which a clean Close removes.
+func killedWhileWriting(t *testing.T, st *Stores) {
+	t.Helper()
+	dir := filepath.Join(st.Undo.Dir(), "writers")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "2147483646-0badc0de"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After a clean stop the next session reads no checkpoint to look for
+// debris: a leftover that only a crash could leave is not looked for.
+func TestOpenAfterACleanStopSweepsNothing(t *testing.T) {
+	root := isolate(t)
+	target := filepath.Join(root, "a.txt")
+	os.WriteFile(target, []byte("v1"), 0o644)
+	st, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Undo.Save("r1", target); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	leftover := filepath.Join(root, ".a.txt.tether-2147483646-1")
+	os.WriteFile(leftover, []byte("partial"), 0o600)
+	again, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.Undo.WriterDied() {
+		t.Fatal("a clean stop is taken for a crash")
+	}
+	if _, err := os.Stat(leftover); err != nil {
+		t.Fatalf("swept after a clean stop: %v", err)
+	}
+}
+
 // A write killed mid-way leaves a temporary file beside its target; the
 // next session clears it for the files recent requests touched.
 func TestOpenSweepsTempsOfInterruptedWrites(t *testing.T) {
@@ -83,6 +126,7 @@ func TestOpenSweepsTempsOfInterruptedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
+	killedWhileWriting(t, st)
 	leftover := filepath.Join(root, ".a.txt.tether-2147483646-1")
 	os.WriteFile(leftover, []byte("partial"), 0o600)
 	again, err := Open(root, Options{})
@@ -107,6 +151,7 @@ func TestOpenReportsAnInterruptedSetAndSweepsLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
+	killedWhileWriting(t, st)
 	stale := filepath.Join(project.StateDir(root), "layers", "20260101-000000-0123abcd")
 	if err := os.MkdirAll(filepath.Join(stale, "0", "upper"), 0o700); err != nil {
 		t.Fatal(err)
