@@ -8,8 +8,8 @@ import "github.com/tether-dev/tether/internal/tool"
 func init() { tool.SetBuiltSchemas(builtSchema) }
 
 // builtSchema is the input schema of a built-in tool, by tool.SchemaKey,
-// as tool.New infers it. A switch, not a map: nothing is built when the
-// program starts.
+// as tool.New infers it. A switch, not a map:
+// nothing is built when the program starts.
 func builtSchema(key string) (string, bool) {
 	switch key {
 	case "agent tools.agentArgs":

@@ -1,6 +1,7 @@
 package stores
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -79,63 +80,45 @@ func killedWhileWriting(t *testing.T, st *Stores) {
 	}
 }
 
-// After a clean stop the next session reads no checkpoint to look for
-// debris: a leftover that only a crash could leave is not looked for.
-func TestOpenAfterACleanStopSweepsNothing(t *testing.T) {
-	root := isolate(t)
-	target := filepath.Join(root, "a.txt")
-	os.WriteFile(target, []byte("v1"), 0o644)
-	st, err := Open(root, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Undo.Save("r1", target); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	leftover := filepath.Join(root, ".a.txt.tether-2147483646-1")
-	os.WriteFile(leftover, []byte("partial"), 0o600)
-	again, err := Open(root, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	if again.Undo.WriterDied() {
-		t.Fatal("a clean stop is taken for a crash")
-	}
-	if _, err := os.Stat(leftover); err != nil {
-		t.Fatalf("swept after a clean stop: %v", err)
-	}
-}
-
 // A write killed mid-way leaves a temporary file beside its target; the
-// next session clears it for the files recent requests touched.
+// next session clears it for the files recent requests touched. After a
+// clean stop it reads no checkpoint to look for such debris, which only a
+// crash leaves.
 func TestOpenSweepsTempsOfInterruptedWrites(t *testing.T) {
-	root := isolate(t)
-	target := filepath.Join(root, "a.txt")
-	os.WriteFile(target, []byte("v1"), 0o644)
-	st, err := Open(root, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Undo.Save("r1", target); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(target, []byte("v2"), 0o644)
-	if err := st.Undo.Wrote("r1", target); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	killedWhileWriting(t, st)
-	leftover := filepath.Join(root, ".a.txt.tether-2147483646-1")
-	os.WriteFile(leftover, []byte("partial"), 0o600)
-	again, err := Open(root, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
-		t.Fatal("the leftover temporary file is still there")
+	for _, crashed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("crashed=%v", crashed), func(t *testing.T) {
+			root := isolate(t)
+			target := filepath.Join(root, "a.txt")
+			os.WriteFile(target, []byte("v1"), 0o644)
+			st, err := Open(root, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Undo.Save("r1", target); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(target, []byte("v2"), 0o644)
+			if err := st.Undo.Wrote("r1", target); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			if crashed {
+				killedWhileWriting(t, st)
+			}
+			leftover := filepath.Join(root, ".a.txt.tether-2147483646-1")
+			os.WriteFile(leftover, []byte("partial"), 0o600)
+			again, err := Open(root, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			if again.Undo.WriterDied() != crashed {
+				t.Errorf("the store says a writer died: %v, want %v", again.Undo.WriterDied(), crashed)
+			}
+			if _, err := os.Stat(leftover); os.IsNotExist(err) != crashed {
+				t.Errorf("the leftover is swept: %v, want %v", os.IsNotExist(err), crashed)
+			}
+		})
 	}
 }
 
