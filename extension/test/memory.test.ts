@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeEach, test } from "node:test";
@@ -84,19 +84,23 @@ test("memories are listed with type, age, source and errors", () => {
 
 test("Show Memories opens the picked memory's file", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "tether-memories-"));
-  const file = path.join(dir, "build-cache.md");
-  writeFileSync(file, "---\ntype: procedural\n---\n\nClear .cache\n");
-  const daemon = new StubDaemon();
-  daemon.answer = (method) => {
-    assert.equal(method, "memory/list");
-    return { dir, memories: [{ ...memories[0], path: file }] };
-  };
-  fake.onShowQuickPick = (items) => items[0];
-  await showMemories(daemon.asDaemon());
-  assert.equal(fake.shownDocuments.length, 1);
-  assert.equal(fake.shownDocuments[0].uri.fsPath, file);
+  try {
+    const file = path.join(dir, "build-cache.md");
+    writeFileSync(file, "---\ntype: procedural\n---\n\nClear .cache\n");
+    const daemon = new StubDaemon();
+    daemon.answer = (method) => {
+      assert.equal(method, "memory/list");
+      return { dir, memories: [{ ...memories[0], path: file }] };
+    };
+    fake.onShowQuickPick = (items) => items[0];
+    await showMemories(daemon.asDaemon());
+    assert.equal(fake.shownDocuments.length, 1);
+    assert.equal(fake.shownDocuments[0].uri.fsPath, file);
 
-  daemon.answer = () => ({ dir, memories: [] });
-  await showMemories(daemon.asDaemon());
-  assert.ok(fake.messages.some((m) => m.text.includes("no memories") && m.text.includes(dir)));
+    daemon.answer = () => ({ dir, memories: [] });
+    await showMemories(daemon.asDaemon());
+    assert.ok(fake.messages.some((m) => m.text.includes("no memories") && m.text.includes(dir)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
