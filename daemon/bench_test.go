@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/tether-dev/tether/daemon"
+	"github.com/tether-dev/tether/internal/tool/tooltest"
 	"github.com/tether-dev/tether/protocol"
 )
 
@@ -100,17 +101,7 @@ func BenchmarkWriteFile1MiB(b *testing.B) {
 // bench/peers times the same over stdio beside the MCP server.
 func BenchmarkOverwrite1MiB(b *testing.B) {
 	dir := b.TempDir()
-	var payloads [2]string
-	for k, mark := range [2]string{"// MARK one\n", "// MARK two\n"} {
-		var s strings.Builder
-		for i := 0; s.Len() < 1<<20; i++ {
-			s.WriteString("func f" + strconv.Itoa(i) + "(x int) int { return x * 2 } // a line of ordinary code\n")
-			if i == 5000 {
-				s.WriteString(mark)
-			}
-		}
-		payloads[k] = s.String()
-	}
+	payloads := tooltest.OverwritePayloads()
 	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(payloads[1]), 0o644); err != nil {
 		b.Fatal(err)
 	}

@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/tool"
+	"github.com/tether-dev/tether/internal/tool/tooltest"
 	"github.com/tether-dev/tether/undo"
 )
 
@@ -18,17 +18,7 @@ import (
 // with fsync and renamed into place, what was written recorded for undo,
 // and the result with its diff.
 func BenchmarkOverwrite1MiB(b *testing.B) {
-	var payloads [2]string
-	for k, mark := range [2]string{"// MARK one\n", "// MARK two\n"} {
-		var s strings.Builder
-		for i := 0; s.Len() < 1<<20; i++ {
-			s.WriteString("func f" + strconv.Itoa(i) + "(x int) int { return x * 2 } // a line of ordinary code\n")
-			if i == 5000 {
-				s.WriteString(mark)
-			}
-		}
-		payloads[k] = s.String()
-	}
+	payloads := tooltest.OverwritePayloads()
 	e := newBenchEnv(b, payloads[1])
 	b.Setenv("XDG_STATE_HOME", b.TempDir())
 	u, err := undo.Open(e.env.Workspace.Primary(), undo.Options{})
