@@ -2,26 +2,11 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { Approvals, promptItems, promptMessage } from "../src/approval";
-import type { ApprovalRequestParams, Hunk } from "../src/protocol";
+import type { ApprovalRequestParams } from "../src/protocol";
 import { TabInputText, TabInputTextDiff, Uri, fake, window } from "./fake/vscode";
 import { StubDaemon, logChannel, rpcToken, settle, until } from "./stubDaemon";
+import { hunks, original, proposed } from "./twoHunks";
 
-// Twenty lines with lines 2 and 15 changed: two hunks, exactly as the
-// daemon's diff.Hunks makes them (three lines of context; wire lines carry
-// no terminator).
-const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
-const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
-const hunks: Hunk[] = [
-  { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
-  {
-    id: 2,
-    oldStart: 12,
-    oldLines: 7,
-    newStart: 12,
-    newLines: 7,
-    lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"],
-  },
-];
 const edit: ApprovalRequestParams = {
   requestId: "r1",
   tool: "write_file",

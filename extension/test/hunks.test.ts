@@ -3,6 +3,7 @@ import { test } from "node:test";
 
 import { compose, editAnswer, splitLines } from "../src/hunks";
 import type { Hunk } from "../src/protocol";
+import { hunks, original, proposed } from "./twoHunks";
 
 test("splitLines keeps each line's terminator", () => {
   const cases: [string, string[]][] = [
@@ -16,23 +17,6 @@ test("splitLines keeps each line's terminator", () => {
     assert.deepEqual(splitLines(text), want, JSON.stringify(text));
   }
 });
-
-// Twenty lines with lines 2 and 15 changed: two hunks, exactly as the
-// daemon's diff.Hunks makes them (three lines of context; wire lines carry
-// no terminator).
-const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
-const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
-const hunks: Hunk[] = [
-  { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
-  {
-    id: 2,
-    oldStart: 12,
-    oldLines: 7,
-    newStart: 12,
-    newLines: 7,
-    lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"],
-  },
-];
 
 test("compose: every hunk kept is the proposal, none kept is the original", () => {
   assert.equal(compose(original, proposed, hunks, new Set()).text, proposed);

@@ -2,25 +2,13 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { Approvals } from "../src/approval";
-import type { ApprovalRequestParams, FileChange, Hunk } from "../src/protocol";
+import type { ApprovalRequestParams, FileChange } from "../src/protocol";
 import { Uri, fake } from "./fake/vscode";
 import { StubDaemon, logChannel, rpcToken, settle } from "./stubDaemon";
+import { hunks, original, proposed } from "./twoHunks";
 
 // Two text files changed by a command (the first with two hunks, as the
 // daemon's diff.Hunks makes them) and a binary one shown by its note.
-const original = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`).join("");
-const proposed = original.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
-const hunks: Hunk[] = [
-  { id: 1, oldStart: 1, oldLines: 5, newStart: 1, newLines: 5, lines: [" l1", "-l2", "+L2", " l3", " l4", " l5"] },
-  {
-    id: 2,
-    oldStart: 12,
-    oldLines: 7,
-    newStart: 12,
-    newLines: 7,
-    lines: [" l12", " l13", " l14", "-l15", "+L15", " l16", " l17", " l18"],
-  },
-];
 const files: FileChange[] = [
   { path: "/ws/main.go", status: "modified", diff: "--- a/main.go\n", original, proposed, hunks },
   {
