@@ -67,8 +67,6 @@ const stopGrace = 5 * time.Second
 // ends when in does.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(ctx, opts)
-	// The tool list initialize answers with is built meanwhile.
-	go s.reg.Warm()
 	maxBody := opts.MaxMessageBytes
 	if maxBody <= 0 {
 		maxBody = MaxMessageBytes

@@ -186,9 +186,9 @@ func benchDecode[A any](b *testing.B, name string, raw []byte, tl *defTool[A]) {
 	})
 }
 
-// Warm builds the schemas while others ask for them: every answer is the
-// same, and the race detector has nothing to say.
-func TestWarmWhileInfo(t *testing.T) {
+// The tool list is made on first use, from any goroutine: two asking at
+// once get the same answer, and the race detector has nothing to say.
+func TestInfosFromTwoGoroutines(t *testing.T) {
 	var tools []Tool
 	for i := range 8 {
 		tools = append(tools, New(Def[checkArgs]{Name: fmt.Sprintf("t%d", i), Doc: "Checks."}))
@@ -196,7 +196,7 @@ func TestWarmWhileInfo(t *testing.T) {
 	r := NewRegistry(tools...)
 	done := make(chan struct{})
 	go func() {
-		r.Warm()
+		r.Infos(nil)
 		close(done)
 	}()
 	first := r.Infos(nil)

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tether-dev/tether/protocol"
@@ -56,29 +54,6 @@ func (r *Registry) Infos(s *Settings) []protocol.ToolInfo {
 		out[i] = t.Info(s)
 	}
 	return out
-}
-
-// Warm builds every tool's schema ahead of the first Info, a few tools at
-// a time in parallel. A daemon calls it in the background as it starts,
-// so the schemas are ready, or nearly, when initialize asks for the tool
-// list; Info waits for a tool still being built.
-func (r *Registry) Warm() {
-	next := make(chan Tool)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(r.tools)) {
-		wg.Go(func() {
-			for t := range next {
-				if w, ok := t.(interface{ init() }); ok {
-					w.init()
-				}
-			}
-		})
-	}
-	for _, t := range r.tools {
-		next <- t
-	}
-	close(next)
-	wg.Wait()
 }
 
 // Offered describes the tools available in env: a tool that needs what the
