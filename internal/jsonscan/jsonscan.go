@@ -443,15 +443,35 @@ func (w *walker) skip() {
 	}
 }
 
+// SkipString moves past a string, I at its opening quote, finding its
+// closing quote many bytes at a time (bytes.IndexByte) without checking
+// what lies between: for a pass over text that another pass checks, such
+// as Unquote when it decodes the string. It fails (Syntax) where the
+// string has no closing quote.
+func (s *Scanner) SkipString() bool {
+	end, closed := stringEnd(s.B, s.I)
+	s.I = end
+	if !closed {
+		return s.Fail(Syntax)
+	}
+	return true
+}
+
 // StringEnd returns the index just past the string that opens at b[i]: past
 // the first quote not escaped by an odd run of backslashes, or len(b).
 func StringEnd(b []byte, i int) int {
+	end, _ := stringEnd(b, i)
+	return end
+}
+
+// stringEnd is StringEnd, and whether the string has its closing quote.
+func stringEnd(b []byte, i int) (end int, closed bool) {
 	start := i
 	i++
 	for {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
-			return len(b)
+			return len(b), false
 		}
 		i += j
 		n := 0
@@ -460,7 +480,7 @@ func StringEnd(b []byte, i int) int {
 		}
 		i++
 		if n%2 == 0 {
-			return i
+			return i, true
 		}
 	}
 }

@@ -161,3 +161,20 @@ func TestPlainRunStopsAtTheFirstByteToLookAt(t *testing.T) {
 		}
 	}
 }
+
+// SkipString lands just past the closing quote, past escaped quotes and
+// runs of backslashes, and fails on a string that never closes.
+func TestSkipString(t *testing.T) {
+	for in, end := range map[string]int{`"" x`: 2, `"a\"b" x`: 6, `"a\\" x`: 5, `"a\\\"b" x`: 8, `"\u0022" x`: 8} {
+		s := Scanner{B: []byte(in)}
+		if !s.SkipString() || s.I != end {
+			t.Errorf("SkipString(%s) = %v at %d, want true at %d", in, s.Fault, s.I, end)
+		}
+	}
+	for _, in := range []string{`"`, `"abc`, `"abc\"`, `"\\\"`} {
+		s := Scanner{B: []byte(in)}
+		if s.SkipString() || s.Fault != Syntax {
+			t.Errorf("SkipString(%s) accepted an unclosed string (I %d)", in, s.I)
+		}
+	}
+}

@@ -467,12 +467,12 @@ func hashValue(s *jsonscan.Scanner) (uint64, bool) {
 		return elems, true
 	}
 	if c == '"' {
-		// A string is only looked through for its closing quote, with
-		// jsonscan.StringEnd, a SIMD search, not checked as Value checks
-		// it: the arguments' check and decoding read it again, and a file's
-		// content (a megabyte in one write_file) has an escape every few
-		// dozen bytes, where the checking scan slows down.
-		if s.I = jsonscan.StringEnd(s.B, start); s.I == start+1 || s.B[s.I-1] != '"' {
+		// A string is only looked through for its closing quote, not
+		// checked as Value checks it: the arguments' check and decoding
+		// read it again, and a file's content (a megabyte in one
+		// write_file) has an escape every few dozen bytes, where the
+		// checking scan slows down.
+		if !s.SkipString() {
 			return 0, false
 		}
 	} else if s.I = start; !s.Value() {
