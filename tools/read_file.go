@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,7 +90,7 @@ func runReadFile(ctx context.Context, c *tool.Call, a readFileArgs) (tool.Result
 	// show what changed.
 	seen := tool.NewContentHasher(fi.Size())
 	br := readers.Get().(*bufio.Reader)
-	br.Reset(io.TeeReader(f, seen))
+	br.Reset(io.TeeReader(sized(f, fi), seen))
 	defer func() { br.Reset(nil); readers.Put(br) }()
 	head, err := br.Peek(textfile.SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -224,4 +226,16 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// sized reads f up to the size its FileInfo gave: what is read is then the
+// file the read record describes, even if it grows meanwhile, and the end
+// is known without asking the system for it twice more. A size of 0 may
+// not be the truth (files of /proc say 0 and have content): such a file is
+// read to its end.
+func sized(f *os.File, fi fs.FileInfo) io.Reader {
+	if fi.Size() == 0 {
+		return f
+	}
+	return io.LimitReader(f, fi.Size())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,4 +267,43 @@ func TestReadFileCutLineIsNotRead(t *testing.T) {
 		t.Fatalf("a cut line counted as read: %v", rec.Lines.Ranges())
 	}
 	h.ok("edit_file", map[string]any{"path": "wide.txt", "old_string": "last", "new_string": "final"})
+}
+
+// A file that says it is empty but is not (the files of /proc) is read to
+// its end: the read stops at the size the file gave only when that size
+// is not 0.
+func TestReadFileOfAZeroSizeFileWithContent(t *testing.T) {
+	const status = "/proc/self/status"
+	fi, err := os.Stat(status)
+	if err != nil || fi.Size() != 0 {
+		t.Skipf("needs a /proc whose files say they are empty (%v)", err)
+	}
+	h := newHarness(t)
+	h.host.answer = protocol.AnswerYes
+	if got := h.ok("read_file", map[string]any{"path": status}); !strings.Contains(got, "\tName:\t") || !strings.Contains(got, "\tPid:\t") {
+		t.Fatalf("got %q, want the status lines", got)
+	}
+}
+
+// A file that grows after it was opened is read as it was: the lines, and
+// the read record, stop at the size it had then.
+func TestReadFileStopsAtTheSizeItOpened(t *testing.T) {
+	h := newHarness(t)
+	h.write("a.txt", "one\ntwo\n")
+	f, err := os.Open(filepath.Join(h.dir, "a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.dir, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(sized(f, fi))
+	if err != nil || string(got) != "one\ntwo\n" {
+		t.Fatalf("read %q (%v), want the 8 bytes the file had when opened", got, err)
+	}
 }
