@@ -11,12 +11,16 @@
 # program's path is then in $bench_bin and the folder in $bench_tmp. Each
 # ./GO_PACKAGE is a further program the benchmark drives (./cmd/tether, a
 # stand-in server), built into $bench_tmp under the last element of its
-# path: ./cmd/tether becomes $bench_tmp/tether. Each is then written out
-# again, as an installer writes it: a file the linker has just written
-# sits in the page cache in larger pieces, which the kernel maps whole,
-# and a process started from it shows several MiB more resident memory
-# (23 against 17 MiB for tether serve, idle, on 2026-12-03) than one
-# started from the same program installed or read from the disk.
+# path: ./cmd/tether becomes $bench_tmp/tether. They are built as the
+# extension ships its daemon (extension/scripts/daemons.mjs): static,
+# without cgo, paths trimmed and symbols stripped; a build with cgo loads
+# the C library at every start (about 1 ms of `tether version` on
+# 2026-12-03). Each is then written out again, as an installer writes
+# it: a file the linker has just written sits in the page cache in
+# larger pieces, which the kernel maps whole, and a process started from
+# it shows several MiB more resident memory (23 against 17 MiB for
+# tether serve, idle, on 2026-12-03) than one started from the same
+# program installed or read from the disk.
 #
 # bench_mcp_peer installs, on first use and again when the pinned version
 # changes, the reference MCP filesystem server from npm
@@ -46,7 +50,7 @@ bench_build() {
 		case $arg in
 		*:*) ;;
 		*)
-			go build -o "$bench_tmp/built" "$arg"
+			CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bench_tmp/built" "$arg"
 			cat "$bench_tmp/built" >"$bench_tmp/$(basename "$arg")"
 			chmod +x "$bench_tmp/$(basename "$arg")"
 			rm "$bench_tmp/built"

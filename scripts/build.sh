@@ -16,7 +16,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ensure_commands rg:ripgrep || echo "warning: ripgrep could not be installed; grep and glob will not work" >&2
 
 version=$(git describe --always --dirty 2>/dev/null || echo dev)
-go build -ldflags "-X main.version=$version" -o bin/tether ./cmd/tether
+# Built as the extension's daemons are (extension/scripts/daemons.mjs):
+# without cgo, the binary is static, runs on any Linux whatever its C
+# library, and starts without loading one.
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o bin/tether ./cmd/tether
 echo "built bin/tether $version"
 bin/tether doctor
 

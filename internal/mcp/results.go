@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,22 +34,25 @@ type ChangeResult struct {
 }
 
 // changeOutputSchema is ChangeResult's JSON Schema, the outputSchema of
-// the tools that change files.
-var changeOutputSchema = mustJSON(map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"status": map[string]any{
-			"type":        "string",
-			"enum":        protocol.ChangeStatuses,
-			"description": "What became of the change: written (on disk, undoable), unchanged (nothing needed changing), staged (dry run: kept as a diff, not written), declined (the user said no), skipped (the user skipped it), refused (a guard, the permission mode or a missing approval stopped it), failed (a fault of the machine; the message says what was written). Only written changed files.",
+// the tools that change files. It is encoded when tether mcp first lists
+// its tools, not when any tether command starts.
+var changeOutputSchema = sync.OnceValue(func() json.RawMessage {
+	return mustJSON(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"status": map[string]any{
+				"type":        "string",
+				"enum":        protocol.ChangeStatuses,
+				"description": "What became of the change: written (on disk, undoable), unchanged (nothing needed changing), staged (dry run: kept as a diff, not written), declined (the user said no), skipped (the user skipped it), refused (a guard, the permission mode or a missing approval stopped it), failed (a fault of the machine; the message says what was written). Only written changed files.",
+			},
+			"message":    map[string]any{"type": "string", "description": "What happened and what to do next, in words."},
+			"diff":       map[string]any{"type": "string", "description": "Unified diff of what was written or staged; absent when nothing was."},
+			"requestId":  map[string]any{"type": "string", "description": "The request the call belongs to; one request is one undo checkpoint."},
+			"checkpoint": map[string]any{"type": "string", "description": "Undo checkpoint that puts back this request's changes (tether undo ID); only when something was written."},
 		},
-		"message":    map[string]any{"type": "string", "description": "What happened and what to do next, in words."},
-		"diff":       map[string]any{"type": "string", "description": "Unified diff of what was written or staged; absent when nothing was."},
-		"requestId":  map[string]any{"type": "string", "description": "The request the call belongs to; one request is one undo checkpoint."},
-		"checkpoint": map[string]any{"type": "string", "description": "Undo checkpoint that puts back this request's changes (tether undo ID); only when something was written."},
-	},
-	"required":             []string{"status", "message", "requestId"},
-	"additionalProperties": false,
+		"required":             []string{"status", "message", "requestId"},
+		"additionalProperties": false,
+	})
 })
 
 func mustJSON(v any) json.RawMessage {

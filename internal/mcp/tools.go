@@ -28,7 +28,7 @@ func sdkTool(info protocol.ToolInfo, changes bool) *sdk.Tool {
 		Annotations: annotations(info),
 	}
 	if changes {
-		t.OutputSchema = changeOutputSchema
+		t.OutputSchema = changeOutputSchema()
 	}
 	return t
 }
