@@ -73,10 +73,11 @@ func runWriteFile(ctx context.Context, c *tool.Call, a writeFileArgs) (tool.Resu
 }
 
 func createFile(ctx context.Context, c *tool.Call, loc workspace.Location, name, content string) (tool.Result, error) {
+	after := stringBytes(content)
 	return c.Apply(ctx, &tool.Plan{
 		Title:   "Create " + name,
-		Changes: []tool.Change{{Kind: tool.Write, Path: loc, After: stringBytes(content), FullyKnown: true}},
-		Done:    fmt.Sprintf("Created %s (%s).", name, lineCount(textfile.CountLines([]byte(content)))),
+		Changes: []tool.Change{{Kind: tool.Write, Path: loc, After: after, FullyKnown: true}},
+		Done:    fmt.Sprintf("Created %s (%s).", name, lineCount(textfile.CountLines(after))),
 	})
 }
 
@@ -117,7 +118,7 @@ func appendFile(ctx context.Context, c *tool.Call, loc workspace.Location, name,
 		return tool.Unchanged(fmt.Sprintf("content is empty, so there is nothing to append to %s; nothing was written.", name)), nil
 	}
 	after := append(bytes.Clone(cur.Data), text...)
-	done := fmt.Sprintf("Appended %s to %s; it now has %s.", lineCount(textfile.CountLines([]byte(text))), name, lineCount(textfile.CountLines(after)))
+	done := fmt.Sprintf("Appended %s to %s; it now has %s.", lineCount(textfile.CountLines(stringBytes(text))), name, lineCount(textfile.CountLines(after)))
 	if len(cur.Data) > 0 && cur.Data[len(cur.Data)-1] != '\n' {
 		done += fmt.Sprintf(" %s did not end with a line break, so the appended text continues its last line.", name)
 	}
