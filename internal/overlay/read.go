@@ -209,7 +209,7 @@ func (r *reader) entry(p string, fi fs.FileInfo, hidden, noLower bool) error {
 		}
 		return r.replace(p, before, Change{Path: p, After: after, Upper: filepath.Join(r.l.Upper, p), NoLower: noLower})
 	case mode.IsDir():
-		after := State{Type: Dir, Mode: mode & keptMode}
+		after := State{Type: Dir, Mode: mode & fsatomic.KeptMode}
 		opaque := hidden || isOpaque(r.upper, p)
 		switch {
 		case before.Type == Dir:
@@ -249,7 +249,7 @@ func (r *reader) replace(p string, before State, c Change) error {
 
 // file reads an upper file and keeps it when it differs from the lower one.
 func (r *reader) file(p string, fi fs.FileInfo, before State, noLower bool) error {
-	after := State{Type: File, Mode: fi.Mode() & keptMode, Size: fi.Size()}
+	after := State{Type: File, Mode: fi.Mode() & fsatomic.KeptMode, Size: fi.Size()}
 	c := Change{Path: p, After: after, Upper: filepath.Join(r.l.Upper, p), NoLower: noLower}
 	var group *linkGroup
 	if ino, n := inode(fi); n > 1 {
@@ -326,9 +326,9 @@ func (r *reader) stateOf(p string, fi fs.FileInfo) (State, error) {
 	m := fi.Mode()
 	switch {
 	case m.IsRegular():
-		return State{Type: File, Mode: m & keptMode, Size: fi.Size()}, nil
+		return State{Type: File, Mode: m & fsatomic.KeptMode, Size: fi.Size()}, nil
 	case m.IsDir():
-		return State{Type: Dir, Mode: m & keptMode}, nil
+		return State{Type: Dir, Mode: m & fsatomic.KeptMode}, nil
 	case m&fs.ModeSymlink != 0:
 		target, err := r.lower.Readlink(p)
 		if err != nil {
@@ -491,6 +491,3 @@ func (cs *Changes) Renames() ([]Rename, error) {
 	}
 	return out, nil
 }
-
-// keptMode are the mode bits a change keeps, as Tether's file tools keep them.
-const keptMode = fsatomic.KeptMode
